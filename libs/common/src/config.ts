@@ -1,0 +1,165 @@
+// Configuration: environment variables (CONVENTIONS.md "Running it"), parsed and
+// validated once at a process's edge. A bad value stops the start with a
+// message naming the variable. Modules receive the parsed object, never
+// process.env.
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+export interface NodeConfig {
+  host: string;
+  port: number;
+  vaultPort: number;
+  idpPort: number;
+  dataDir: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** unset: the launcher starts an embedded server */
+  natsUrl: string | null;
+  /** unset: the launcher starts an embedded PostgreSQL */
+  databaseUrl: string | null;
+  /** unset: the development identity provider */
+  oauthDiscoveryUrl: string | null;
+  oauthAudience: string | null;
+  /** claims tried in order for the username */
+  oauthUsernameClaims: string[];
+  oauthOrgClaim: string;
+  nodeOrg: string;
+  /** unset: generated into the data dir by the launcher */
+  vaultPassword: string | null;
+  gasEnabled: boolean;
+  indexEvm: boolean;
+  accountNonceLimit: number;
+  resolveTimeoutMs: number;
+  identityRequired: boolean;
+  identityAutoEnroll: boolean;
+  nodeCaCert: string | null;
+  nodeCaKey: string | null;
+  adminUsers: string[];
+  rawTxRequireSignedMetadata: boolean;
+  /** largest accepted request body, bytes */
+  bodyLimit: number;
+  extStorage: { bucket: string; accessKeyId: string; secretAccessKey: string; endpoint: string | null } | null;
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  return read(env, name) ?? fallback;
+}
+
+function optional(env: Env, name: string): string | null {
+  return read(env, name) ?? null;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `expected an integer from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const lower = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'expected a URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a URL with scheme ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+function list(env: Env, name: string): string[] {
+  return (read(env, name) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Flags of the same meaning as a variable, e.g. `--indexEVM=true`. */
+const FLAG_VARIABLES: Record<string, string> = { indexEVM: 'INDEX_EVM' };
+
+/** Folds `--flag=value` arguments into the environment they stand for. */
+export function envWithFlags(env: Env, argv: string[]): Env {
+  const merged = { ...env };
+  for (const arg of argv) {
+    const match = /^--([A-Za-z]+)=(.*)$/.exec(arg);
+    if (match && FLAG_VARIABLES[match[1]]) merged[FLAG_VARIABLES[match[1]]] = match[2];
+  }
+  return merged;
+}
+
+export function loadConfig(env: Env = process.env): NodeConfig {
+  const logLevel = str(env, 'LOG_LEVEL', 'info');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const usernameClaim = read(env, 'OAUTH_USERNAME_CLAIM');
+  const bucket = read(env, 'EXT_STORAGE_OBJ_BUCKET');
+  let extStorage: NodeConfig['extStorage'] = null;
+  if (bucket !== undefined) {
+    const accessKeyId = read(env, 'EXT_STORAGE_OBJ_ACCESS_KEY_ID');
+    const secretAccessKey = read(env, 'EXT_STORAGE_OBJ_SECRET_ACCESS_KEY');
+    if (accessKeyId === undefined) throw new ConfigError('EXT_STORAGE_OBJ_ACCESS_KEY_ID', 'required when EXT_STORAGE_OBJ_BUCKET is set');
+    if (secretAccessKey === undefined) throw new ConfigError('EXT_STORAGE_OBJ_SECRET_ACCESS_KEY', 'required when EXT_STORAGE_OBJ_BUCKET is set');
+    extStorage = { bucket, accessKeyId, secretAccessKey, endpoint: url(env, 'EXT_STORAGE_OBJ_ENDPOINT', ['http:', 'https:']) };
+  }
+  const config: NodeConfig = {
+    host: str(env, 'HOST', '127.0.0.1'),
+    port: int(env, 'PORT', 8080, 0, 65535),
+    vaultPort: int(env, 'VAULT_PORT', 8090, 0, 65535),
+    idpPort: int(env, 'IDP_PORT', 8081, 0, 65535),
+    dataDir: str(env, 'DATA_DIR', '.data'),
+    logLevel: logLevel as NodeConfig['logLevel'],
+    natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    oauthDiscoveryUrl: url(env, 'OAUTH_DISCOVERY_URL', ['http:', 'https:']),
+    oauthAudience: optional(env, 'OAUTH_AUDIENCE'),
+    oauthUsernameClaims: usernameClaim ? [usernameClaim] : ['preferred_username', 'sub'],
+    oauthOrgClaim: str(env, 'OAUTH_ORG_CLAIM', 'organization'),
+    nodeOrg: str(env, 'NODE_ORG', 'Platform'),
+    vaultPassword: optional(env, 'VAULT_PASSWORD'),
+    gasEnabled: bool(env, 'GAS_ENABLED', false),
+    indexEvm: bool(env, 'INDEX_EVM', false),
+    accountNonceLimit: int(env, 'ACCOUNT_NONCE_LIMIT', 2000, 0, Number.MAX_SAFE_INTEGER),
+    resolveTimeoutMs: int(env, 'RESOLVE_TIMEOUT_MS', 60_000, 1, 3_600_000),
+    identityRequired: bool(env, 'IDENTITY_REQUIRED', true),
+    identityAutoEnroll: bool(env, 'IDENTITY_AUTO_ENROLL', true),
+    nodeCaCert: optional(env, 'NODE_CA_CERT'),
+    nodeCaKey: optional(env, 'NODE_CA_KEY'),
+    adminUsers: list(env, 'ADMIN_USERS'),
+    rawTxRequireSignedMetadata: bool(env, 'RAW_TX_REQUIRE_SIGNED_METADATA', false),
+    bodyLimit: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    extStorage,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,42 @@
+export { ERROR_CATALOGUE, PlatformError, isErrorCode, statusOf, toPlatformError } from './errors.js';
+export type { ErrorBody, ErrorCode } from './errors.js';
+export { ConfigError, envWithFlags, loadConfig } from './config.js';
+export type { NodeConfig } from './config.js';
+export { REDACTED_PATHS, createLogger } from './logger.js';
+export type { Logger } from './logger.js';
+export { parseJsonLossless } from './json.js';
+export { DEFAULT_PROTOCOL, MAIN_CHAIN, transactionKind } from './types.js';
+export type {
+  AccountState,
+  Address,
+  Block,
+  BlockHeader,
+  ChainId,
+  ChainMember,
+  CodeHash,
+  ContractStateChange,
+  CreatedContract,
+  DecimalString,
+  EventLog,
+  ExecResult,
+  ExecutionContext,
+  Genesis,
+  GenesisContract,
+  Hash,
+  ProtocolParams,
+  Receipt,
+  SendContents,
+  Transaction,
+  TransactionKind,
+  TxResult,
+  TxResultData,
+  TxResultDetail,
+  TxStatus,
+  UploadContents,
+  VmKind,
+  WorldState,
+  Xabi,
+  XabiFunc,
+  XabiType,
+  XabiVar,
+} from './types.js';

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Entry point of every npm script: it needs nothing but Node.js. It installs the
+// workspace's dependencies with the pinned pnpm when they are missing or stale,
+// then runs the TypeScript script of the command through tsx.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PNPM = 'pnpm@10.34.9';
+const scripts = { start: 'start.ts', test: 'test.ts', token: 'token.ts', bench: 'bench.ts' };
+
+function mtime(path) {
+  return existsSync(path) ? statSync(path).mtimeMs : 0;
+}
+
+function ensureDependencies() {
+  const marker = join(root, 'node_modules', '.modules.yaml');
+  const stale = mtime(marker) === 0 || mtime(join(root, 'pnpm-lock.yaml')) > mtime(marker);
+  if (!stale) return;
+  console.error(`installing dependencies with ${PNPM} …`);
+  const args = ['--yes', PNPM, 'install', '--frozen-lockfile', '--reporter=append-only'];
+  const result = spawnSync('npx', args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) {
+    console.error(`dependency installation failed (npx ${args.join(' ')}): fix the error above and run the command again`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+if (!scripts[command]) {
+  console.error(`usage: node scripts/bootstrap.mjs <${Object.keys(scripts).join('|')}> [args]`);
+  process.exit(2);
+}
+ensureDependencies();
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const child = spawnSync(tsx, [join(root, 'scripts', scripts[command]), ...rest], { cwd: root, stdio: 'inherit' });
+process.exit(child.status ?? (child.signal ? 1 : 0));
