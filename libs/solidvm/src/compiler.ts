@@ -1,0 +1,576 @@
+// Compiles a unit into runnable contracts. Each deployable contract gets its
+// own ContractCompiler: functions are compiled in the context of the most
+// derived contract, so virtual calls, `super` and state variable accesses are
+// resolved once, at compile time, into closures (expr.ts, stmt.ts).
+import { SolidVMCompileError } from './errors.js';
+import { compileExpr, coerce, toMemoryValue, type CE } from './expr.js';
+import { compileBlock } from './stmt.js';
+import { Frame, MAX_CALL_DEPTH, readDeep, readLength, writeDeep, type Exec } from './runtime.js';
+import { PANIC_INDEX, VmFailure, panic } from './errors.js';
+import { UINT256, isValueType, typeName, type SType } from './types.js';
+import { codecOf, defaultValue, keyText } from './values.js';
+import { fail, resolveType, type ContractInfo, type Node, type Unit } from './unit.js';
+
+export interface Param {
+  name: string;
+  t: SType;
+  /** a storage reference (`Item storage it`), not a memory value */
+  storage: boolean;
+}
+
+export interface CFn {
+  name: string;
+  node: Node | null;
+  /** the contract that declares it (null: free function) */
+  owner: ContractInfo | null;
+  cc: ContractCompiler;
+  params: Param[];
+  returns: Param[];
+  /** name(type,…), for overriding and overload resolution */
+  sig: string;
+  visibility: 'public' | 'external' | 'internal' | 'private';
+  mutability: string | null;
+  implemented: boolean;
+  isGetter: boolean;
+  nLocals: number;
+  retSlots: number[];
+  run: (f: Frame) => void;
+  compiled: boolean;
+}
+
+export interface StateVar {
+  name: string;
+  t: SType;
+  path: string;
+  constant: boolean;
+  immutable: boolean;
+  isPublic: boolean;
+  node: Node;
+  owner: ContractInfo;
+  /** constants: the value expression */
+  ce?: CE;
+}
+
+export interface ContractRt {
+  name: string;
+  info: ContractInfo;
+  cu: CompiledUnit;
+  cc: ContractCompiler;
+  /** in layout order: bases first */
+  vars: StateVar[];
+  varMap: Map<string, StateVar>;
+  /** functions callable from outside (public/external and public state variable getters), by name */
+  external: Map<string, CFn[]>;
+  ctorParams: Param[];
+  ctorPayable: boolean;
+  construct: (x: Exec, self: string, sender: string, value: bigint, args: unknown[]) => void;
+}
+
+export interface CompiledUnit {
+  codeHash: string;
+  files: Record<string, string>;
+  unit: Unit;
+  /** runnable contracts (not interfaces or libraries; abstract ones cannot be created) */
+  contracts: Map<string, ContractRt>;
+  compilers: Map<string, ContractCompiler>;
+  queue: CFn[];
+  /** function signatures of any contract type, for external calls (no bodies compiled) */
+  ifaces: Map<string, Map<string, CFn[]>>;
+}
+
+function noop(): void {}
+
+function notImplemented(name: string): () => void {
+  return () => {
+    throw new VmFailure('REVERT', `function ${name} is not implemented`, 'error', { reason: `function ${name} is not implemented` });
+  };
+}
+
+function visibilityOf(node: Node): CFn['visibility'] {
+  const v = node.visibility;
+  // functions without visibility are public (legacy syntax)
+  return v === 'external' || v === 'internal' || v === 'private' ? v : 'public';
+}
+
+export class ContractCompiler {
+  readonly vars = new Map<string, StateVar>();
+  readonly varList: StateVar[] = [];
+  readonly fnTable = new Map<string, CFn[]>();
+  readonly fnByNode = new Map<Node, CFn>();
+
+  constructor(
+    readonly cu: CompiledUnit,
+    /** the contract or library whose context this is; null for free functions */
+    readonly K: ContractInfo | null,
+  ) {}
+
+  get unit(): Unit {
+    return this.cu.unit;
+  }
+
+  init(): void {
+    const K = this.K;
+    if (!K) {
+      for (const n of this.unit.freeFunctions) this.addFn(this.shell(n, null));
+      return;
+    }
+    const chain = [...K.linear].reverse();
+    for (const c of chain) {
+      for (const v of c.stateVars) {
+        if (this.vars.has(v.name)) fail(v, `state variable ${v.name} shadows an inherited one`);
+        const sv: StateVar = {
+          name: v.name,
+          t: resolveType(this.unit, c, v.typeName),
+          path: '.' + v.name,
+          constant: !!v.isDeclaredConst,
+          immutable: !!v.isImmutable,
+          isPublic: v.visibility === 'public',
+          node: v,
+          owner: c,
+        };
+        this.vars.set(v.name, sv);
+        if (!sv.constant) this.varList.push(sv);
+      }
+    }
+    // later (more derived) definitions override earlier ones with the same signature
+    const bySig = new Map<string, CFn>();
+    for (const c of chain) {
+      for (const n of c.functions) {
+        if (n.isFallback || n.isReceiveEther || !n.name) continue;
+        const fn = this.shell(n, c);
+        const prev = bySig.get(fn.sig);
+        if (prev && prev.implemented && !fn.implemented) continue;
+        bySig.set(fn.sig, fn);
+      }
+    }
+    for (const fn of bySig.values()) this.addFn(fn);
+  }
+
+  private addFn(fn: CFn): void {
+    let l = this.fnTable.get(fn.name);
+    if (!l) {
+      l = [];
+      this.fnTable.set(fn.name, l);
+    }
+    l.push(fn);
+  }
+
+  /** Compiles constants now that every function is known (constants may call pure functions). */
+  compileConstants(): void {
+    for (const sv of this.vars.values()) {
+      if (!sv.constant) continue;
+      if (!sv.node.expression) fail(sv.node, `constant ${sv.name} has no value`);
+      const sc = new FnScope(this, sv.owner, null);
+      sv.ce = coerce(sc, compileExpr(sc, sv.node.expression), sv.t, sv.node.expression);
+    }
+  }
+
+  /** The CFn of a function declaration in this context (created on first use, body compiled later). */
+  shell(node: Node, owner: ContractInfo | null): CFn {
+    let fn = this.fnByNode.get(node);
+    if (fn) return fn;
+    const params: Param[] = node.parameters.map((p: Node) => ({
+      name: p.name ?? '',
+      t: resolveType(this.unit, owner, p.typeName),
+      storage: p.storageLocation === 'storage',
+    }));
+    const returns: Param[] = (node.returnParameters ?? []).map((p: Node) => ({
+      name: p.name ?? '',
+      t: resolveType(this.unit, owner, p.typeName),
+      storage: p.storageLocation === 'storage',
+    }));
+    const name: string = node.isConstructor || (owner && node.name === owner.name) ? 'constructor' : node.name;
+    fn = {
+      name,
+      node,
+      owner,
+      cc: this,
+      params,
+      returns,
+      sig: `${name}(${params.map((p) => typeName(p.t)).join(',')})`,
+      visibility: owner?.kind === 'interface' ? 'external' : visibilityOf(node),
+      mutability: node.stateMutability ?? null,
+      implemented: !!node.body,
+      isGetter: false,
+      nLocals: 0,
+      retSlots: [],
+      run: node.body ? noop : notImplemented(name),
+      compiled: !node.body,
+    };
+    this.fnByNode.set(node, fn);
+    if (node.body) this.cu.queue.push(fn);
+    return fn;
+  }
+
+  compileFn(fn: CFn): void {
+    if (fn.compiled) return;
+    fn.compiled = true;
+    const node = fn.node;
+    const sc = new FnScope(this, fn.owner, fn);
+    for (const p of fn.params) sc.declareParam(p, node);
+    fn.retSlots = fn.returns.map((r) => sc.declareParam(r, node, true));
+    const body = compileBlock(sc, node.body);
+    let inner: (f: Frame) => void = (f) => {
+      body(f);
+    };
+    const mods: Node[] = (node.modifiers ?? []).filter((m: Node) => !this.unit.contracts.has(m.name));
+    for (let i = mods.length - 1; i >= 0; i--) inner = this.compileModifier(sc, mods[i], inner);
+    fn.run = inner;
+    fn.nLocals = sc.nLocals;
+  }
+
+  private compileModifier(sc: FnScope, inv: Node, next: (f: Frame) => void): (f: Frame) => void {
+    let def: Node | undefined;
+    let owner: ContractInfo | null = null;
+    for (const c of this.K?.linear ?? []) {
+      def = c.modifiers.get(inv.name);
+      if (def) {
+        owner = c;
+        break;
+      }
+    }
+    if (!def) fail(inv, `unknown modifier ${inv.name}`);
+    const params: Node[] = def.parameters ?? [];
+    const args: Node[] = inv.arguments ?? [];
+    if (args.length !== params.length) fail(inv, `modifier ${inv.name} takes ${params.length} arguments`);
+    const argCEs = args.map((a) => compileExpr(sc, a));
+    const saved = sc.enterIsolated(owner);
+    const slots = params.map((p, i) => {
+      const t = resolveType(this.unit, owner, p.typeName);
+      const slot = sc.declare(p.name, t, false, p);
+      argCEs[i] = toMemoryValue(sc, coerce(sc, argCEs[i], t, args[i]), t);
+      return slot;
+    });
+    const prevPh = sc.placeholder;
+    sc.placeholder = next;
+    if (!def.body) fail(def, `modifier ${inv.name} has no body`);
+    const body = compileBlock(sc, def.body);
+    sc.placeholder = prevPh;
+    sc.leaveIsolated(saved);
+    const n = slots.length;
+    return (f) => {
+      for (let i = 0; i < n; i++) f.l[slots[i]] = argCEs[i].ev(f);
+      body(f);
+    };
+  }
+
+  /** Public getter of a state variable: mapping keys and array indices become parameters. */
+  getter(sv: StateVar): CFn {
+    const params: Param[] = [];
+    let t = sv.t;
+    const steps: Array<{ kind: 'key' | 'index'; t: SType }> = [];
+    while (t.k === 'mapping' || t.k === 'array') {
+      if (t.k === 'mapping') {
+        params.push({ name: `key${params.length}`, t: t.key, storage: false });
+        steps.push({ kind: 'key', t: t.key });
+        t = t.value;
+      } else {
+        params.push({ name: `index${params.length}`, t: UINT256, storage: false });
+        steps.push({ kind: 'index', t: UINT256 });
+        t = t.elem;
+      }
+    }
+    const valueT = t;
+    const base = sv.path;
+    const arrays = steps.map((s, i) => (s.kind === 'index' ? lenOf(sv.t, i) : undefined));
+    const fn: CFn = {
+      name: sv.name,
+      node: sv.node,
+      owner: sv.owner,
+      cc: this,
+      params,
+      returns: [{ name: '', t: valueT, storage: false }],
+      sig: `${sv.name}(${params.map((p) => typeName(p.t)).join(',')})`,
+      visibility: 'external',
+      mutability: 'view',
+      implemented: true,
+      isGetter: true,
+      nLocals: params.length + 1,
+      retSlots: [params.length],
+      compiled: true,
+      run: (f) => {
+        let p = base;
+        for (let i = 0; i < steps.length; i++) {
+          const s = steps[i];
+          if (s.kind === 'key') p += `<${keyText(s.t, f.l[i])}>`;
+          else {
+            const idx = f.l[i] as bigint;
+            const fixed = arrays[i];
+            const len = fixed ?? readLength(f.x, f.self, p);
+            if (idx >= BigInt(len)) panic(PANIC_INDEX);
+            p += `[${idx}]`;
+          }
+        }
+        f.l[params.length] = isValueType(valueT) ? codecOf(valueT).dec(f.x.sload(f.self, p)) : readDeep(f.x, f.self, p, valueT);
+      },
+    };
+    return fn;
+  }
+}
+
+function lenOf(t: SType, depth: number): number | undefined {
+  let cur = t;
+  for (let i = 0; i < depth; i++) cur = cur.k === 'mapping' ? cur.value : cur.k === 'array' ? cur.elem : cur;
+  return cur.k === 'array' && cur.len !== null ? cur.len : undefined;
+}
+
+export interface Local {
+  slot: number;
+  t: SType;
+  /** a storage pointer variable: its slot holds a path */
+  ptr: boolean;
+}
+
+/** Compile-time state of one function body: scopes of locals and slot allocation. */
+export class FnScope {
+  scopes: Array<Map<string, Local>> = [new Map()];
+  nLocals = 0;
+  unchecked = false;
+  placeholder: ((f: Frame) => void) | null = null;
+  loopDepth = 0;
+
+  constructor(
+    readonly cc: ContractCompiler,
+    /** the contract whose code this is (type lookups, super) */
+    public owner: ContractInfo | null,
+    readonly fn: CFn | null,
+  ) {}
+
+  get unit(): Unit {
+    return this.cc.unit;
+  }
+
+  push(): void {
+    this.scopes.push(new Map());
+  }
+  pop(): void {
+    this.scopes.pop();
+  }
+
+  declare(name: string | null, t: SType, ptr: boolean, node: Node): number {
+    const slot = this.nLocals++;
+    if (name) {
+      const top = this.scopes[this.scopes.length - 1];
+      if (top.has(name)) fail(node, `duplicate declaration of ${name}`);
+      top.set(name, { slot, t, ptr });
+    }
+    return slot;
+  }
+
+  declareParam(p: Param, node: Node, _isReturn = false): number {
+    return this.declare(p.name || null, p.t, p.storage && !isValueType(p.t), node);
+  }
+
+  lookup(name: string): Local | undefined {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const l = this.scopes[i].get(name);
+      if (l) return l;
+    }
+    return undefined;
+  }
+
+  /** Modifier bodies see their own parameters, not the function's. */
+  enterIsolated(owner: ContractInfo | null): { scopes: Array<Map<string, Local>>; owner: ContractInfo | null } {
+    const saved = { scopes: this.scopes, owner: this.owner };
+    this.scopes = [new Map()];
+    this.owner = owner;
+    return saved;
+  }
+  leaveIsolated(saved: { scopes: Array<Map<string, Local>>; owner: ContractInfo | null }): void {
+    this.scopes = saved.scopes;
+    this.owner = saved.owner;
+  }
+}
+
+// --- invocation --------------------------------------------------------------
+
+/** Runs a function in a new frame and returns its result (undefined, one value, or an array). */
+export function invoke(fn: CFn, x: Exec, self: string, sender: string, value: bigint, rt: ContractRt | null, args: unknown[]): unknown {
+  if (++x.depth > MAX_CALL_DEPTH) {
+    throw new VmFailure('CALL_DEPTH', `call depth exceeds ${MAX_CALL_DEPTH}`, 'other', {}, false);
+  }
+  const l = new Array(fn.nLocals);
+  for (let i = 0; i < args.length; i++) l[i] = args[i];
+  const rs = fn.retSlots;
+  for (let i = 0; i < rs.length; i++) {
+    const r = fn.returns[i];
+    l[rs[i]] = r.storage && !isValueType(r.t) ? undefined : defaultValue(r.t);
+  }
+  fn.run(new Frame(x, self, sender, value, l, rt));
+  x.depth--;
+  if (rs.length === 1) return l[rs[0]];
+  if (rs.length === 0) return undefined;
+  return rs.map((s) => l[s]);
+}
+
+// --- units -------------------------------------------------------------------
+
+export function compilerFor(cu: CompiledUnit, c: ContractInfo | null): ContractCompiler {
+  const key = c ? c.name : '';
+  let cc = cu.compilers.get(key);
+  if (!cc) {
+    cc = new ContractCompiler(cu, c);
+    cu.compilers.set(key, cc);
+    cc.init();
+    cc.compileConstants();
+  }
+  return cc;
+}
+
+function drain(cu: CompiledUnit): void {
+  while (cu.queue.length) {
+    const fn = cu.queue.shift()!;
+    fn.cc.compileFn(fn);
+  }
+}
+
+/** Function signatures of a contract type (any kind), for checking external calls. */
+export function interfaceOf(cu: CompiledUnit, name: string): Map<string, CFn[]> {
+  let m = cu.ifaces.get(name);
+  if (m) return m;
+  const c = cu.unit.contracts.get(name);
+  if (!c) throw new SolidVMCompileError(`unknown contract ${name}`);
+  const cc = compilerFor(cu, c);
+  m = new Map();
+  for (const [n, fns] of cc.fnTable) {
+    const ext = fns.filter((f) => f.visibility === 'public' || f.visibility === 'external');
+    if (ext.length) m.set(n, ext);
+  }
+  for (const sv of cc.vars.values()) if (sv.isPublic && !sv.constant) m.set(sv.name, [cc.getter(sv)]);
+  cu.ifaces.set(name, m);
+  return m;
+}
+
+export function buildContract(cu: CompiledUnit, K: ContractInfo): ContractRt {
+  const cc = compilerFor(cu, K);
+  const external = interfaceOf(cu, K.name);
+  // constructor chain: derived first
+  const linear = K.linear;
+  interface Stage {
+    c: ContractInfo;
+    ctor: CFn | null;
+    /** base constructor arguments given by this contract: [base, args, evaluated in the constructor frame?] */
+    baseArgs: Array<{ base: ContractInfo; args: CE[]; inCtor: boolean }>;
+    inits: Array<{ sv: StateVar; ce: CE }>;
+    initScope: FnScope;
+  }
+  const stages: Stage[] = linear.map((c) => {
+    const ctor = c.ctor ? cc.shell(c.ctor, c) : null;
+    const initScope = new FnScope(cc, c, null);
+    const stage: Stage = { c, ctor, baseArgs: [], inits: [], initScope };
+    for (const b of c.node.baseContracts) {
+      if (!b.arguments?.length) continue;
+      const base = cu.unit.contracts.get(b.baseName.namePath)!;
+      stage.baseArgs.push({ base, args: b.arguments.map((a: Node) => compileExpr(initScope, a)), inCtor: false });
+    }
+    for (const v of c.stateVars) {
+      if (!v.expression || v.isDeclaredConst) continue;
+      const sv = cc.vars.get(v.name)!;
+      stage.inits.push({ sv, ce: toMemoryValue(initScope, coerce(initScope, compileExpr(initScope, v.expression), sv.t, v.expression), sv.t) });
+    }
+    return stage;
+  });
+  drain(cu);
+  // base arguments given on a constructor (`constructor(uint a) Base(a)`): compiled in its scope
+  for (const st of stages) {
+    if (!st.ctor || !st.c.ctor) continue;
+    const ctorScope = new FnScope(cc, st.c, st.ctor);
+    for (const p of st.ctor.params) ctorScope.declareParam(p, st.c.ctor);
+    for (const m of st.c.ctor.modifiers ?? []) {
+      const base = cu.unit.contracts.get(m.name);
+      if (!base) continue;
+      st.baseArgs.push({ base, args: (m.arguments ?? []).map((a: Node) => compileExpr(ctorScope, a)), inCtor: true });
+    }
+  }
+  // coerce base arguments to the base constructor's parameter types
+  for (const st of stages) {
+    for (const ba of st.baseArgs) {
+      const bctor = ba.base.ctor ? cc.shell(ba.base.ctor, ba.base) : null;
+      const ps = bctor?.params ?? [];
+      if (ps.length !== ba.args.length) fail(ba.base.node, `wrong number of arguments for the constructor of ${ba.base.name}`);
+      ba.args = ba.args.map((a, i) => coerce(st.initScope, a, ps[i].t, ba.base.node));
+    }
+  }
+  drain(cu);
+  const given = new Set<string>([K.name]);
+  for (const st of stages) for (const ba of st.baseArgs) given.add(ba.base.name);
+  if (K.kind === 'contract') {
+    for (const st of stages) {
+      if (st.ctor && st.ctor.params.length && !given.has(st.c.name)) fail(K.node, `missing arguments for the constructor of ${st.c.name}`);
+    }
+  }
+  const rt: ContractRt = {
+    name: K.name,
+    info: K,
+    cu,
+    cc,
+    vars: cc.varList,
+    varMap: cc.vars,
+    external,
+    ctorParams: stages[0].ctor?.params ?? [],
+    ctorPayable: stages[0].ctor?.mutability === 'payable',
+    construct: () => {},
+  };
+  const initLocals = stages.map((s) => s.initScope.nLocals);
+  rt.construct = (x, self, sender, value, args) => {
+    const argsFor = new Map<ContractInfo, unknown[]>([[K, args]]);
+    const frames: Frame[] = [];
+    for (let i = 0; i < stages.length; i++) {
+      const st = stages[i];
+      const a = argsFor.get(st.c) ?? [];
+      const l = new Array(Math.max(st.ctor?.nLocals ?? 0, initLocals[i]));
+      a.forEach((v, j) => (l[j] = v));
+      if (st.ctor) {
+        st.ctor.retSlots.forEach((s) => (l[s] = undefined));
+      }
+      const f = new Frame(x, self, sender, value, l, rt);
+      frames.push(f);
+      const initFrame = new Frame(x, self, sender, value, new Array(initLocals[i]), rt);
+      for (const ba of st.baseArgs) {
+        if (argsFor.has(ba.base)) continue;
+        argsFor.set(
+          ba.base,
+          ba.args.map((e) => e.ev(ba.inCtor ? f : initFrame)),
+        );
+      }
+    }
+    for (let i = stages.length - 1; i >= 0; i--) {
+      const st = stages[i];
+      if (st.inits.length) {
+        const f = new Frame(x, self, sender, value, new Array(initLocals[i]), rt);
+        for (const { sv, ce } of st.inits) writeVar(x, self, sv, ce.ev(f));
+      }
+      if (st.ctor) st.ctor.run(frames[i]);
+    }
+  };
+  return rt;
+}
+
+function writeVar(x: Exec, self: string, sv: StateVar, v: unknown): void {
+  if (isValueType(sv.t)) x.sstore(self, sv.path, codecOf(sv.t).enc(v));
+  else writeDeep(x, self, sv.path, sv.t, v);
+}
+
+export function compileUnit(files: Record<string, string>, unit: Unit, codeHash: string): CompiledUnit {
+  const cu: CompiledUnit = { codeHash, files, unit, contracts: new Map(), compilers: new Map(), queue: [], ifaces: new Map() };
+  for (const c of unit.contracts.values()) {
+    if (c.kind === 'interface') {
+      interfaceOf(cu, c.name);
+      continue;
+    }
+    if (c.kind === 'library') {
+      const cc = compilerFor(cu, c);
+      for (const fns of cc.fnTable.values()) for (const fn of fns) if (!fn.compiled) cu.queue.push(fn);
+      continue;
+    }
+    const rt = buildContract(cu, c);
+    if (c.kind === 'contract') cu.contracts.set(c.name, rt);
+  }
+  // free functions are type-checked even when unused
+  const free = compilerFor(cu, null);
+  for (const fns of free.fnTable.values()) for (const fn of fns) if (!fn.compiled) cu.queue.push(fn);
+  drain(cu);
+  return cu;
+}
+
+export { Frame };

@@ -1,0 +1,12 @@
+// @platform/solidvm: SolidVM, the Solidity interpreter. See README.md.
+export { compile, codeHashOf, contractAt, createContract, callContract, readContractState } from './vm.js';
+export type { CallRequest, CreateRequest, ExecOutcome, SolidVMOptions } from './vm.js';
+export type { CompiledUnit, ContractRt } from './compiler.js';
+export { xabiOf } from './xabi.js';
+export { SOLIDVM_COMPILE_ERROR, SolidVMCompileError, VmFailure } from './errors.js';
+export type { FailureCode } from './errors.js';
+export type { SolidVMHooks } from './runtime.js';
+export { GAS_TABLES, gasTable } from './gas.js';
+export type { GasTable } from './gas.js';
+export { MemoryWorldState } from './memory-state.js';
+export { parseRawArgs } from './args.js';

@@ -1,0 +1,131 @@
+// Calls between contracts, contract creation, and value transfers at run time.
+import { invoke, type CFn, type ContractRt } from './compiler.js';
+import { VmFailure } from './errors.js';
+import { contractAddress, hexToBytes, saltedContractAddress, utf8 } from './hash.js';
+import type { Exec, Frame } from './runtime.js';
+import { deepCopy } from './values.js';
+import { isValueType } from './types.js';
+
+/** Thrown by selfdestruct: ends the current external call successfully. */
+export class HaltSignal {
+  constructor(readonly message = 'selfdestruct') {}
+}
+
+export function loadContract(x: Exec, address: string): ContractRt | undefined {
+  return x.loader(x, address) as ContractRt | undefined;
+}
+
+export function transferValue(x: Exec, from: string, to: string, amount: bigint): void {
+  if (amount === 0n) return;
+  const a = x.state.getAccount(from);
+  if (!a || a.balance < amount) {
+    throw new VmFailure('REVERT', `insufficient balance to transfer ${amount}`, 'error', { reason: `insufficient balance to transfer ${amount}` });
+  }
+  x.state.putAccount(from, { ...a, balance: a.balance - amount });
+  const b = x.state.getAccount(to) ?? { nonce: 0n, balance: 0n, codeHash: null };
+  x.state.putAccount(to, { ...b, balance: b.balance + amount });
+}
+
+function copyArgs(fn: CFn, args: unknown[]): unknown[] {
+  for (let i = 0; i < args.length; i++) {
+    const t = fn.params[i].t;
+    if (!isValueType(t)) args[i] = deepCopy(t, args[i]);
+  }
+  return args;
+}
+
+/** Runs a function of a contract as a message call (msg.sender = caller); selfdestruct ends it early. */
+export function runMessageCall(x: Exec, rt: ContractRt, fn: CFn, target: string, sender: string, value: bigint, args: unknown[]): unknown {
+  const depth = x.depth;
+  try {
+    return invoke(fn, x, target, sender, value, rt, args);
+  } catch (e) {
+    if (e instanceof HaltSignal) {
+      x.depth = depth;
+      return fn.returns.length === 1 ? undefined : fn.returns.length === 0 ? undefined : fn.returns.map(() => undefined);
+    }
+    throw e;
+  }
+}
+
+/** `c.f(args)` on a contract-typed value. */
+export function callExternal(f: Frame, target: string, name: string, sig: string, args: unknown[], value: bigint): unknown {
+  const x = f.x;
+  x.gas += x.g.call;
+  const rt = loadContract(x, target);
+  if (!rt) throw new VmFailure('NO_CONTRACT', `no SolidVM contract at address ${target}`, 'error', { reason: `no SolidVM contract at address ${target}` });
+  const cands = rt.external.get(name);
+  const fn = cands?.find((c) => c.sig === sig) ?? cands?.find((c) => c.params.length === args.length);
+  if (!fn) {
+    const m = `contract ${rt.name} at ${target} has no function ${sig}`;
+    throw new VmFailure('UNKNOWN_METHOD', m, 'error', { reason: m });
+  }
+  if (value > 0n) transferValue(x, f.self, target, value);
+  return runMessageCall(x, rt, fn, target, f.self, value, copyArgs(fn, args));
+}
+
+/** Creates a contract account at an address and runs its constructor. */
+export function deploy(x: Exec, address: string, rt: ContractRt, sender: string, args: unknown[], value: bigint, byContract: boolean): void {
+  const existing = x.state.getAccount(address);
+  if (existing?.codeHash) {
+    throw new VmFailure('REVERT', `a contract already exists at ${address}`, 'error', { reason: `a contract already exists at ${address}` });
+  }
+  const codeHash = rt.cu.codeHash;
+  if (!x.state.getCode(codeHash)) {
+    const h = x.state.putCode(utf8(codeText(rt.cu.files)));
+    if (h !== codeHash) throw new Error('code hash mismatch between the compiler and the world state');
+  }
+  x.state.putAccount(address, { nonce: 1n, balance: existing?.balance ?? 0n, codeHash, vm: 'SolidVM', contractName: rt.name });
+  if (value > 0n) transferValue(x, sender, address, value);
+  x.created.push({ address, name: rt.name, codeHash, byContract });
+  x.gas += x.g.create;
+  const depth = x.depth;
+  try {
+    rt.construct(x, address, sender, value, args);
+  } catch (e) {
+    if (!(e instanceof HaltSignal)) throw e;
+    x.depth = depth;
+  }
+}
+
+/** `new C(args)` / `new C{salt: s}(args)` inside a contract. */
+export function createByContract(f: Frame, rt: ContractRt, args: unknown[], salt: bigint | undefined, value: bigint): string {
+  const x = f.x;
+  const creator = f.self;
+  const acct = x.state.getAccount(creator) ?? { nonce: 0n, balance: 0n, codeHash: null };
+  const address =
+    salt === undefined
+      ? contractAddress(creator, acct.nonce)
+      : saltedContractAddress(creator, hexToBytes(salt.toString(16).padStart(64, '0')), rt.name, rt.cu.codeHash);
+  x.state.putAccount(creator, { ...acct, nonce: acct.nonce + 1n });
+  for (let i = 0; i < args.length; i++) {
+    const t = rt.ctorParams[i]?.t;
+    if (t && !isValueType(t)) args[i] = deepCopy(t, args[i]);
+  }
+  x.depth++;
+  deploy(x, address, rt, creator, args, value, true);
+  x.depth--;
+  return address;
+}
+
+/** The bytes stored as a SolidVM contract's code: the source, or for several files a JSON object of them. */
+export function codeText(files: Record<string, string>): string {
+  const names = Object.keys(files);
+  if (names.length === 1 && names[0] === '') return files[''];
+  const sorted: Record<string, string> = {};
+  for (const n of names.sort()) sorted[n] = files[n];
+  return JSON.stringify(sorted);
+}
+
+/** Inverse of codeText. */
+export function filesOfCode(text: string): Record<string, string> {
+  if (text.startsWith('{')) {
+    try {
+      const o = JSON.parse(text) as unknown;
+      if (o && typeof o === 'object' && Object.values(o).every((v) => typeof v === 'string')) return o as Record<string, string>;
+    } catch {
+      // a single source that happens to start with a brace
+    }
+  }
+  return { '': text };
+}

@@ -1,0 +1,207 @@
+// Execution state of one transaction (Exec) and of one function activation
+// (Frame), and the storage model: every scalar lives under its own path
+// (`.balances<"alice">`, `.items[3].name`, `.items.length`), values as text,
+// default values as absent keys.
+import type { EventLog, ExecutionContext, WorldState } from '@platform/common';
+import { VmFailure } from './errors.js';
+import type { GasTable } from './gas.js';
+import type { SType } from './types.js';
+import { codecOf } from './values.js';
+
+/** Hooks for what the VM cannot know by itself (identity registry, parent chain). */
+export interface SolidVMHooks {
+  /** `getUserCert(addr)`: the certificate fields registered for an address */
+  getUserCert?(address: string): Record<string, string> | undefined;
+  /** `parseCert(pem)` */
+  parseCert?(pem: string): Record<string, string> | undefined;
+  /** `verifyCert(cert, pubkey)` */
+  verifyCert?(cert: string, pubkey: string): boolean;
+  /** `verifyCertSignedBy(cert, signerCert)` */
+  verifyCertSignedBy?(cert: string, signerCert: string): boolean;
+  /** `verifySignature(hash, signature, pubkey)` */
+  verifySignature?(hash: string, signature: string, pubkey: string): boolean;
+  /** `ecrecover(hash, v, r, s)`: 40-hex address, or undefined for an invalid signature */
+  ecrecover?(hash: Uint8Array, v: number, r: Uint8Array, s: Uint8Array): string | undefined;
+  /** `account(a, "parent")`: the parent chain of this chain ('' for the main chain) */
+  parentChain?(): string | null;
+}
+
+export interface CreatedRecord {
+  address: string;
+  name: string;
+  codeHash: string;
+  /** created by `new` inside a contract (not by the transaction itself) */
+  byContract: boolean;
+}
+
+export const MAX_CALL_DEPTH = 256;
+
+export class Exec {
+  steps = 0;
+  /** steps allowed before overLimit() is consulted */
+  stepCap: number;
+  /** gas metered besides steps (storage, events, calls, hashing) */
+  gas = 0;
+  readonly events: EventLog[] = [];
+  /** first value seen at each written path, per contract, to report only real changes */
+  readonly origs = new Map<string, Map<string, string | undefined>>();
+  readonly created: CreatedRecord[] = [];
+  readonly deleted: string[] = [];
+  depth = 0;
+  /** name of the contract the transaction targets or creates (CreatedContract.appName) */
+  appName: string | null = null;
+
+  constructor(
+    readonly state: WorldState,
+    readonly ctx: ExecutionContext,
+    readonly g: GasTable,
+    readonly hooks: SolidVMHooks,
+    /** finds the compiled contract runtime of an account, for calls between contracts */
+    readonly loader: ContractLoader,
+    baseGas: number,
+  ) {
+    this.gas = baseGas;
+    if (ctx.gasEnabled) {
+      this.stepCap = 0;
+      this.stepCap = this.nextCap();
+    } else this.stepCap = ctx.protocol.stepLimit;
+  }
+
+  gasUsed(): number {
+    return this.gas + this.steps * this.g.step;
+  }
+
+  private nextCap(): number {
+    const left = Number(this.ctx.tx.gasLimit) - this.gasUsed();
+    return this.steps + Math.max(0, Math.floor(left / this.g.step));
+  }
+
+  /** Called when steps pass stepCap: the step limit, or (gas on) a recount against the gas limit. */
+  overLimit(): void {
+    if (!this.ctx.gasEnabled) {
+      throw new VmFailure('STEP_LIMIT', `step limit exceeded (${this.ctx.protocol.stepLimit} steps)`, 'other', {}, false);
+    }
+    this.checkGas();
+    this.stepCap = this.nextCap();
+  }
+
+  checkGas(): void {
+    if (this.ctx.gasEnabled && this.gasUsed() > Number(this.ctx.tx.gasLimit)) {
+      throw new VmFailure('OUT_OF_GAS', 'out of gas', 'other', {}, false);
+    }
+  }
+
+  sload(addr: string, path: string): string | undefined {
+    this.gas += this.g.sload;
+    return this.state.getStorage(addr, path);
+  }
+
+  sstore(addr: string, path: string, value: string | undefined): void {
+    let m = this.origs.get(addr);
+    if (m === undefined) {
+      m = new Map();
+      this.origs.set(addr, m);
+    }
+    if (!m.has(path)) m.set(path, this.state.getStorage(addr, path));
+    this.gas += this.g.sstore;
+    this.state.putStorage(addr, path, value);
+  }
+}
+
+/** What a frame needs of the contract it runs in. */
+export interface RuntimeContract {
+  readonly name: string;
+}
+
+export type ContractLoader = (x: Exec, address: string) => unknown;
+
+/** One activation of a function: its locals and who called it. */
+export class Frame {
+  constructor(
+    readonly x: Exec,
+    /** the contract whose storage this code reads and writes */
+    readonly self: string,
+    readonly sender: string,
+    readonly value: bigint,
+    readonly l: any[],
+    readonly rt: RuntimeContract | null,
+  ) {}
+}
+
+// --- deep storage operations (structs and arrays) -----------------------------
+
+export function lengthPath(path: string): string {
+  return path + '.length';
+}
+
+export function readLength(x: Exec, addr: string, path: string): bigint {
+  const s = x.sload(addr, path + '.length');
+  return s === undefined ? 0n : BigInt(s);
+}
+
+/** Copies a storage value into memory. Mapping members read as empty maps (they cannot be copied). */
+export function readDeep(x: Exec, addr: string, path: string, t: SType): unknown {
+  switch (t.k) {
+    case 'struct':
+      return t.fields.map((fd) => (fd.t.k === 'mapping' ? new Map() : readDeep(x, addr, `${path}.${fd.name}`, fd.t)));
+    case 'array': {
+      const n = t.len ?? Number(readLength(x, addr, path));
+      const out = new Array(n);
+      for (let i = 0; i < n; i++) out[i] = readDeep(x, addr, `${path}[${i}]`, t.elem);
+      return out;
+    }
+    case 'mapping':
+      return new Map();
+    default:
+      return codecOf(t).dec(x.sload(addr, path));
+  }
+}
+
+/** Writes a memory value into storage, replacing what was there (old array tails are cleared). */
+export function writeDeep(x: Exec, addr: string, path: string, t: SType, v: unknown): void {
+  switch (t.k) {
+    case 'struct': {
+      const a = v as unknown[];
+      t.fields.forEach((fd, i) => {
+        if (fd.t.k !== 'mapping') writeDeep(x, addr, `${path}.${fd.name}`, fd.t, a[i]);
+      });
+      return;
+    }
+    case 'array': {
+      const a = v as unknown[];
+      if (t.len === null) {
+        const old = Number(readLength(x, addr, path));
+        for (let i = a.length; i < old; i++) deleteDeep(x, addr, `${path}[${i}]`, t.elem);
+        x.sstore(addr, path + '.length', a.length === 0 ? undefined : String(a.length));
+      }
+      const n = t.len ?? a.length;
+      for (let i = 0; i < n; i++) writeDeep(x, addr, `${path}[${i}]`, t.elem, a[i]);
+      return;
+    }
+    case 'mapping':
+      // a memory mapping (SolidVM argument form) written into a storage mapping
+      for (const [k, e] of v as Map<string, unknown>) writeDeep(x, addr, `${path}<${k}>`, t.value, e);
+      return;
+    default:
+      x.sstore(addr, path, codecOf(t).enc(v));
+  }
+}
+
+/** `delete`: resets to the default value. Like Solidity, mappings inside are left alone. */
+export function deleteDeep(x: Exec, addr: string, path: string, t: SType): void {
+  switch (t.k) {
+    case 'struct':
+      for (const fd of t.fields) if (fd.t.k !== 'mapping') deleteDeep(x, addr, `${path}.${fd.name}`, fd.t);
+      return;
+    case 'array': {
+      const n = t.len ?? Number(readLength(x, addr, path));
+      for (let i = 0; i < n; i++) deleteDeep(x, addr, `${path}[${i}]`, t.elem);
+      if (t.len === null) x.sstore(addr, path + '.length', undefined);
+      return;
+    }
+    case 'mapping':
+      return;
+    default:
+      x.sstore(addr, path, undefined);
+  }
+}

@@ -1,0 +1,434 @@
+// A compilation unit: the parsed sources, their declarations collected by
+// scope, inheritance linearised (C3, as Solidity does), and type names
+// resolved. Function bodies are compiled later, per deployable contract
+// (compiler.ts), because virtual dispatch and `super` depend on the most
+// derived contract.
+import { parse } from '@solidity-parser/parser';
+import { SolidVMCompileError } from './errors.js';
+import { elementaryType, type EnumT, type SType, type StructT } from './types.js';
+
+export type Node = any;
+
+export interface EventDef {
+  name: string;
+  node: Node;
+  anonymous: boolean;
+  params: Array<{ name: string; t: SType; indexed: boolean }>;
+  /** resolved lazily: event parameter types may use types declared later */
+  resolved: boolean;
+  scope: ContractInfo | null;
+}
+
+export interface ErrorDef {
+  name: string;
+  node: Node;
+  scope: ContractInfo | null;
+}
+
+export interface ContractInfo {
+  name: string;
+  kind: 'contract' | 'interface' | 'library' | 'abstract';
+  node: Node;
+  file: string;
+  /** C3 linearisation: this contract first, then bases from most to least derived */
+  linear: ContractInfo[];
+  structs: Map<string, StructT>;
+  enums: Map<string, EnumT>;
+  udvts: Map<string, SType>;
+  events: Map<string, EventDef>;
+  errors: Map<string, ErrorDef>;
+  modifiers: Map<string, Node>;
+  functions: Node[];
+  stateVars: Node[];
+  /** `using L for T` (T null: `*`) */
+  usingFor: Array<{ lib: string | null; fns: string[]; type: Node | null }>;
+  ctor: Node | null;
+}
+
+export interface Unit {
+  files: Record<string, string>;
+  contracts: Map<string, ContractInfo>;
+  structs: Map<string, StructT>;
+  enums: Map<string, EnumT>;
+  udvts: Map<string, SType>;
+  events: Map<string, EventDef>;
+  errors: Map<string, ErrorDef>;
+  freeFunctions: Node[];
+  constants: Map<string, Node>;
+  /** file-level `using L for T global` and plain file-level using */
+  usingFor: Array<{ lib: string | null; fns: string[]; type: Node | null }>;
+}
+
+export function posOf(node: Node, file?: string): { file: string; line: number; column: number } | undefined {
+  const loc = node?.loc?.start;
+  if (!loc) return undefined;
+  return { file: file ?? node.__file ?? '', line: loc.line, column: loc.column + 1 };
+}
+
+export function fail(node: Node, message: string): never {
+  throw new SolidVMCompileError(message, posOf(node));
+}
+
+/** Marks every node with its file name, for error positions. */
+function tagFile(node: Node, file: string): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) tagFile(n, file);
+    return;
+  }
+  if (typeof node.type === 'string') Object.defineProperty(node, '__file', { value: file, enumerable: false });
+  for (const k in node) {
+    if (k !== 'loc' && k !== 'range') tagFile(node[k], file);
+  }
+}
+
+function parseFile(file: string, src: string): Node {
+  try {
+    const ast = parse(src, { loc: true, tolerant: false });
+    tagFile(ast, file);
+    return ast;
+  } catch (err: any) {
+    const e = err?.errors?.[0];
+    throw new SolidVMCompileError(e?.message ?? err?.message ?? 'parse error', { file, line: e?.line ?? err?.line, column: (e?.column ?? err?.column ?? 0) + 1 });
+  }
+}
+
+export function buildUnit(files: Record<string, string>): Unit {
+  const unit: Unit = {
+    files,
+    contracts: new Map(),
+    structs: new Map(),
+    enums: new Map(),
+    udvts: new Map(),
+    events: new Map(),
+    errors: new Map(),
+    freeFunctions: [],
+    constants: new Map(),
+    usingFor: [],
+  };
+  const structNodes: Array<[StructT, Node, ContractInfo | null]> = [];
+  const udvtNodes: Array<[Map<string, SType>, Node]> = [];
+  // Sorting file names keeps the result independent of object key order.
+  for (const file of Object.keys(files).sort()) {
+    const ast = parseFile(file, files[file]);
+    for (const node of ast.children) {
+      switch (node.type) {
+        case 'PragmaDirective':
+        case 'ImportDirective':
+          // all files of the upload form one namespace; imports need no resolution
+          break;
+        case 'ContractDefinition': {
+          if (unit.contracts.has(node.name)) fail(node, `duplicate declaration of contract ${node.name}`);
+          unit.contracts.set(node.name, collectContract(node, file, structNodes, udvtNodes));
+          break;
+        }
+        case 'StructDefinition': {
+          const st: StructT = { k: 'struct', name: node.name, fields: [], index: new Map() };
+          if (unit.structs.has(node.name)) fail(node, `duplicate declaration of ${node.name}`);
+          unit.structs.set(node.name, st);
+          structNodes.push([st, node, null]);
+          break;
+        }
+        case 'EnumDefinition':
+          unit.enums.set(node.name, { k: 'enum', name: node.name, members: node.members.map((m: Node) => m.name) });
+          break;
+        case 'FunctionDefinition':
+          unit.freeFunctions.push(node);
+          break;
+        case 'FileLevelConstant':
+          if (unit.constants.has(node.name)) fail(node, `duplicate declaration of ${node.name}`);
+          unit.constants.set(node.name, node);
+          break;
+        case 'EventDefinition':
+          unit.events.set(node.name, eventDef(node, null));
+          break;
+        case 'CustomErrorDefinition':
+          unit.errors.set(node.name, { name: node.name, node, scope: null });
+          break;
+        case 'TypeDefinition':
+          udvtNodes.push([unit.udvts, node]);
+          break;
+        case 'UsingForDeclaration':
+          unit.usingFor.push(usingOf(node));
+          break;
+        default:
+          fail(node, `unsupported top-level ${node.type}`);
+      }
+    }
+  }
+  for (const [map, node] of udvtNodes) {
+    const t = elementaryType(node.definition.name);
+    if (!t) fail(node, `unsupported underlying type ${node.definition.name}`);
+    map.set(node.name, t);
+  }
+  for (const c of unit.contracts.values()) linearise(unit, c, new Set());
+  for (const [st, node, scope] of structNodes) {
+    node.members.forEach((m: Node, i: number) => {
+      if (st.index.has(m.name)) fail(m, `duplicate member ${m.name}`);
+      st.fields.push({ name: m.name, t: resolveType(unit, scope, m.typeName) });
+      st.index.set(m.name, i);
+    });
+  }
+  return unit;
+}
+
+function eventDef(node: Node, scope: ContractInfo | null): EventDef {
+  return { name: node.name, node, anonymous: !!node.isAnonymous, params: [], resolved: false, scope };
+}
+
+function usingOf(node: Node): { lib: string | null; fns: string[]; type: Node | null } {
+  return { lib: node.libraryName ?? null, fns: node.functions ?? [], type: node.typeName ?? null };
+}
+
+function collectContract(
+  node: Node,
+  file: string,
+  structNodes: Array<[StructT, Node, ContractInfo | null]>,
+  udvtNodes: Array<[Map<string, SType>, Node]>,
+): ContractInfo {
+  const kind = node.kind === 'interface' ? 'interface' : node.kind === 'library' ? 'library' : node.kind === 'abstract' ? 'abstract' : 'contract';
+  const c: ContractInfo = {
+    name: node.name,
+    kind,
+    node,
+    file,
+    linear: [],
+    structs: new Map(),
+    enums: new Map(),
+    udvts: new Map(),
+    events: new Map(),
+    errors: new Map(),
+    modifiers: new Map(),
+    functions: [],
+    stateVars: [],
+    usingFor: [],
+    ctor: null,
+  };
+  const names = new Set<string>();
+  const declare = (n: Node, name: string) => {
+    if (names.has(name)) fail(n, `duplicate declaration of ${name} in ${c.name}`);
+    names.add(name);
+  };
+  for (const sub of node.subNodes) {
+    switch (sub.type) {
+      case 'StateVariableDeclaration':
+        for (const v of sub.variables) {
+          declare(v, v.name);
+          c.stateVars.push(v);
+        }
+        break;
+      case 'FunctionDefinition':
+        if (sub.isConstructor) {
+          if (c.ctor) fail(sub, 'more than one constructor');
+          c.ctor = sub;
+        } else if (sub.name === c.name && !sub.isFallback && !sub.isReceiveEther && kind === 'contract') {
+          // pre-0.5 constructor named after the contract (legacy syntax)
+          if (c.ctor) fail(sub, 'more than one constructor');
+          c.ctor = sub;
+        } else c.functions.push(sub);
+        break;
+      case 'ModifierDefinition':
+        declare(sub, sub.name);
+        c.modifiers.set(sub.name, sub);
+        break;
+      case 'StructDefinition': {
+        declare(sub, sub.name);
+        const st: StructT = { k: 'struct', name: sub.name, fields: [], index: new Map() };
+        c.structs.set(sub.name, st);
+        structNodes.push([st, sub, c]);
+        break;
+      }
+      case 'EnumDefinition':
+        declare(sub, sub.name);
+        c.enums.set(sub.name, { k: 'enum', name: sub.name, members: sub.members.map((m: Node) => m.name) });
+        break;
+      case 'EventDefinition':
+        c.events.set(sub.name, eventDef(sub, c));
+        break;
+      case 'CustomErrorDefinition':
+        declare(sub, sub.name);
+        c.errors.set(sub.name, { name: sub.name, node: sub, scope: c });
+        break;
+      case 'UsingForDeclaration':
+        c.usingFor.push(usingOf(sub));
+        break;
+      case 'TypeDefinition':
+        declare(sub, sub.name);
+        udvtNodes.push([c.udvts, sub]);
+        break;
+      default:
+        fail(sub, `unsupported ${sub.type} in contract ${c.name}`);
+    }
+  }
+  return c;
+}
+
+function linearise(unit: Unit, c: ContractInfo, visiting: Set<string>): ContractInfo[] {
+  if (c.linear.length) return c.linear;
+  if (visiting.has(c.name)) fail(c.node, `cyclic inheritance involving ${c.name}`);
+  visiting.add(c.name);
+  const bases: ContractInfo[] = c.node.baseContracts.map((b: Node) => {
+    const bc = unit.contracts.get(b.baseName.namePath);
+    if (!bc) fail(b, `unknown base contract ${b.baseName.namePath}`);
+    return bc;
+  });
+  // Solidity: in `is A, B` the rightmost base is the most derived.
+  const rev = [...bases].reverse();
+  const lists = [...rev.map((b) => [...linearise(unit, b, visiting)]), [...rev]];
+  const out: ContractInfo[] = [c];
+  while (lists.some((l) => l.length)) {
+    let head: ContractInfo | undefined;
+    for (const l of lists) {
+      if (!l.length) continue;
+      const cand = l[0];
+      if (!lists.some((o) => o.indexOf(cand) > 0)) {
+        head = cand;
+        break;
+      }
+    }
+    if (!head) fail(c.node, `linearization of inheritance graph impossible for ${c.name}`);
+    out.push(head);
+    for (const l of lists) if (l[0] === head) l.shift();
+  }
+  visiting.delete(c.name);
+  c.linear = out;
+  return out;
+}
+
+/** Looks up a named type in a contract's scope (own, then bases), then at file level. */
+export function lookupType(unit: Unit, scope: ContractInfo | null, name: string): SType | undefined {
+  const dot = name.indexOf('.');
+  if (dot > 0) {
+    const c = unit.contracts.get(name.slice(0, dot));
+    if (!c) return undefined;
+    return lookupType(unit, c, name.slice(dot + 1));
+  }
+  if (scope) {
+    for (const c of scope.linear) {
+      const t = c.structs.get(name) ?? c.enums.get(name) ?? c.udvts.get(name);
+      if (t) return t;
+    }
+  }
+  const t = unit.structs.get(name) ?? unit.enums.get(name) ?? unit.udvts.get(name);
+  if (t) return t;
+  if (unit.contracts.has(name)) return { k: 'contract', name };
+  return elementaryType(name);
+}
+
+export function resolveType(unit: Unit, scope: ContractInfo | null, node: Node): SType {
+  if (!node) fail(node, 'missing type');
+  switch (node.type) {
+    case 'ElementaryTypeName': {
+      if (node.name === 'var') fail(node, '`var` needs an initial value');
+      const t = elementaryType(node.name);
+      if (!t) fail(node, `unknown type ${node.name}`);
+      return t;
+    }
+    case 'UserDefinedTypeName': {
+      const t = lookupType(unit, scope, node.namePath);
+      if (!t) fail(node, `unknown type ${node.namePath}`);
+      return t;
+    }
+    case 'ArrayTypeName': {
+      const elem = resolveType(unit, scope, node.baseTypeName);
+      let len: number | null = null;
+      if (node.length) {
+        const v = constInt(unit, scope, node.length);
+        if (v === undefined || v < 0n || v > 1_000_000n) fail(node.length, 'array length must be a constant integer');
+        len = Number(v);
+      }
+      return { k: 'array', elem, len };
+    }
+    case 'Mapping':
+      return { k: 'mapping', key: resolveType(unit, scope, node.keyType), value: resolveType(unit, scope, node.valueType) };
+    case 'FunctionTypeName':
+      return fail(node, 'function types are not supported');
+    default:
+      return fail(node, `unsupported type ${node.type}`);
+  }
+}
+
+/** Evaluates a constant integer expression (array lengths): literals, arithmetic, named constants. */
+export function constInt(unit: Unit, scope: ContractInfo | null, node: Node): bigint | undefined {
+  switch (node.type) {
+    case 'NumberLiteral': {
+      const v = parseNumberLiteral(node.number, node.subdenomination);
+      return typeof v === 'bigint' ? v : undefined;
+    }
+    case 'BinaryOperation': {
+      const a = constInt(unit, scope, node.left);
+      const b = constInt(unit, scope, node.right);
+      if (a === undefined || b === undefined) return undefined;
+      switch (node.operator) {
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '/':
+          return b === 0n ? undefined : a / b;
+        case '**':
+          return b > 1024n ? undefined : a ** b;
+        default:
+          return undefined;
+      }
+    }
+    case 'TupleExpression':
+      return node.components.length === 1 ? constInt(unit, scope, node.components[0]) : undefined;
+    case 'Identifier': {
+      if (scope) {
+        for (const c of scope.linear) {
+          const v = c.stateVars.find((s) => s.name === node.name && s.isDeclaredConst);
+          if (v) return v.expression ? constInt(unit, scope, v.expression) : undefined;
+        }
+      }
+      const fc = unit.constants.get(node.name);
+      return fc ? constInt(unit, null, fc.initialValue) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+const UNITS: Record<string, bigint> = {
+  wei: 1n,
+  gwei: 10n ** 9n,
+  szabo: 10n ** 12n,
+  finney: 10n ** 15n,
+  ether: 10n ** 18n,
+  seconds: 1n,
+  minutes: 60n,
+  hours: 3600n,
+  days: 86400n,
+  weeks: 604800n,
+  years: 31536000n,
+};
+
+/**
+ * A number literal: a bigint when it is an integer (hex, `1e18`, `2.5 ether`),
+ * otherwise { decimal } scaled by 10^18 (SolidVM's decimal type).
+ */
+export function parseNumberLiteral(text: string, unitName: string | null): bigint | { decimal: bigint } {
+  const t = text.replace(/_/g, '');
+  const mult = unitName ? UNITS[unitName] : 1n;
+  if (mult === undefined) throw new Error(`unknown unit ${unitName}`);
+  if (/^0x/i.test(t)) return BigInt(t) * mult;
+  const m = /^(\d*)(?:\.(\d*))?(?:[eE](-?\d+))?$/.exec(t);
+  if (!m) throw new Error(`bad number ${text}`);
+  const intPart = m[1] || '0';
+  const frac = m[2] ?? '';
+  const exp = Number(m[3] ?? '0');
+  // value = (intPart.frac) * 10^exp * mult, as a fraction num / 10^den
+  let num = BigInt(intPart + frac) * mult;
+  let den = frac.length - exp;
+  if (den < 0) {
+    num *= 10n ** BigInt(-den);
+    den = 0;
+  }
+  const scale = 10n ** BigInt(den);
+  if (num % scale === 0n) return num / scale;
+  // a fraction: SolidVM decimal with 18 digits, truncating
+  return { decimal: den <= 18 ? num * 10n ** BigInt(18 - den) : num / 10n ** BigInt(den - 18) };
+}
+

@@ -1,0 +1,406 @@
+// The public entry points: compile, create, call, read state. Nothing here
+// throws for a failing transaction: every failure is an ExecOutcome with
+// ok=false, a stable code and a message, and the world state as it was.
+import type { ContractStateChange, CreatedContract, EventLog, ExecutionContext, WorldState } from '@platform/common';
+import { ArgumentError, chooseOverload, decodeArgs, normaliseArgs } from './args.js';
+import { compileUnit, type CFn, type CompiledUnit, type ContractRt } from './compiler.js';
+import { SolidVMCompileError, VmFailure, type FailureCode } from './errors.js';
+import { gasTable } from './gas.js';
+import { bytesToHex, contractAddress, fromUtf8, keccak256, saltedContractAddress, utf8 } from './hash.js';
+import { HaltSignal, codeText, deploy, filesOfCode, runMessageCall, transferValue } from './interop.js';
+import { Exec, readDeep, type SolidVMHooks } from './runtime.js';
+import { isValueType, type SType } from './types.js';
+import { buildUnit } from './unit.js';
+import { codecOf, defaultValue, keyTextToJsonKey, renderValue, toJson } from './values.js';
+import { xabiOf } from './xabi.js';
+
+export interface ExecOutcome {
+  ok: boolean;
+  /** set when ok is false */
+  code?: FailureCode;
+  /** `Success!`, or why it failed (the require text, `arithmetic overflow`, …) */
+  message: string;
+  /** one string per returned value */
+  returnValues: string[];
+  /** JSON text of the returned values (integers as decimal strings) */
+  response: string;
+  events: EventLog[];
+  stateChanges: ContractStateChange[];
+  contractsCreated: CreatedContract[];
+  contractsDeleted: string[];
+  gasUsed: bigint;
+  steps: number;
+  /** createContract: the new contract's address (also when it failed) */
+  address?: string;
+}
+
+export interface SolidVMOptions {
+  hooks?: SolidVMHooks;
+}
+
+export interface CreateRequest {
+  creator: string;
+  src: string | Record<string, string>;
+  contractName: string;
+  /** JSON object keyed by parameter name, positional array, JSON text, or the raw form `(1,2)` */
+  args?: unknown;
+  /** the creator's nonce for the address (default: the account's current nonce) */
+  nonce?: bigint;
+  /** salted creation: address from [0xff, creator, salt, name, code hash] */
+  salt?: Uint8Array;
+}
+
+export interface CallRequest {
+  caller: string;
+  address: string;
+  method: string;
+  args?: unknown;
+}
+
+// --- compilation cache ----------------------------------------------------------
+
+const CACHE_LIMIT = 512;
+const cache = new Map<string, CompiledUnit>();
+
+function remember(cu: CompiledUnit): void {
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  cache.set(cu.codeHash, cu);
+}
+
+function normaliseFiles(src: string | Record<string, string>): Record<string, string> {
+  return typeof src === 'string' ? { '': src } : src;
+}
+
+/** Parses and checks source code; cached by code hash. Throws SolidVMCompileError (code SOLIDVM_COMPILE_ERROR). */
+export function compile(src: string | Record<string, string>): CompiledUnit {
+  const files = normaliseFiles(src);
+  const codeHash = bytesToHex(keccak256(utf8(codeText(files))));
+  return compileWithHash(files, codeHash);
+}
+
+function compileWithHash(files: Record<string, string>, codeHash: string): CompiledUnit {
+  const hit = cache.get(codeHash);
+  if (hit) return hit;
+  let cu: CompiledUnit;
+  try {
+    cu = compileUnit(files, buildUnit(files), codeHash);
+  } catch (e) {
+    if (e instanceof SolidVMCompileError) throw e;
+    throw new SolidVMCompileError(e instanceof Error ? e.message : String(e));
+  }
+  remember(cu);
+  return cu;
+}
+
+/** The code hash SolidVM gives a source (Keccak-256 of the stored code). */
+export function codeHashOf(src: string | Record<string, string>): string {
+  return bytesToHex(keccak256(utf8(codeText(normaliseFiles(src)))));
+}
+
+/** The runnable contract at an address, compiling its stored code on a cache miss. */
+export function contractAt(state: WorldState, address: string): ContractRt | undefined {
+  const acct = state.getAccount(address);
+  if (!acct?.codeHash || acct.vm !== 'SolidVM' || !acct.contractName) return undefined;
+  let cu = cache.get(acct.codeHash);
+  if (!cu) {
+    const code = state.getCode(acct.codeHash);
+    if (!code) return undefined;
+    cu = compileWithHash(filesOfCode(fromUtf8(code)), acct.codeHash);
+  }
+  return cu.contracts.get(acct.contractName);
+}
+
+// --- execution ------------------------------------------------------------------
+
+function newExec(state: WorldState, ctx: ExecutionContext, opts: SolidVMOptions | undefined, creation: boolean): Exec {
+  const g = gasTable(ctx.protocol.gasTableVersion);
+  return new Exec(state, ctx, g, opts?.hooks ?? {}, (x, a) => contractAt(x.state, a), g.tx + (creation ? g.create : 0));
+}
+
+function failure(code: FailureCode, message: string, x: Exec | null, address?: string): ExecOutcome {
+  const out: ExecOutcome = {
+    ok: false,
+    code,
+    message,
+    returnValues: [],
+    response: '',
+    events: [],
+    stateChanges: [],
+    contractsCreated: [],
+    contractsDeleted: [],
+    gasUsed: x ? BigInt(x.ctx.gasEnabled ? Math.min(x.gasUsed(), Number(x.ctx.tx.gasLimit)) : x.gasUsed()) : 0n,
+    steps: x?.steps ?? 0,
+  };
+  if (address !== undefined) out.address = address;
+  return out;
+}
+
+function failureOf(e: unknown, x: Exec, address?: string): ExecOutcome {
+  if (e instanceof VmFailure) return failure(e.code, e.message, x, address);
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return failure('CALL_DEPTH', 'call stack exhausted', x, address);
+  if (e instanceof HaltSignal) return failure('REVERT', e.message, x, address);
+  if (e && typeof e === 'object' && 'vmConversion' in e) return failure('REVERT', String((e as any).vmConversion), x, address);
+  throw e;
+}
+
+/** Values of every non-mapping state variable (the indexer's row); mappings are read with readContractState. */
+function snapshot(x: Exec, rt: ContractRt, address: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const sv of rt.vars) {
+    if (sv.t.k === 'mapping') continue;
+    const v = isValueType(sv.t) ? codecOf(sv.t).dec(x.state.getStorage(address, sv.path)) : readDeep(x, address, sv.path, sv.t);
+    out[sv.name] = toJson(sv.t, v);
+  }
+  return out;
+}
+
+function finish(x: Exec, state: WorldState, ok: { returnTypes: SType[]; result: unknown; address?: string }): ExecOutcome {
+  const ctx = x.ctx;
+  // contracts that selfdestructed disappear with their storage
+  for (const a of x.deleted) {
+    const keys = [...state.storageEntries(a)].map(([k]) => k);
+    for (const k of keys) state.putStorage(a, k, undefined);
+    state.deleteAccount(a);
+  }
+  const createdSet = new Set(x.created.map((c) => c.address));
+  const touched = new Set<string>([...x.created.map((c) => c.address), ...x.origs.keys()]);
+  const stateChanges: ContractStateChange[] = [];
+  const gasBefore = x.gas;
+  for (const addr of touched) {
+    const deleted = x.deleted.includes(addr);
+    const diff: Record<string, unknown> = {};
+    const origs = x.origs.get(addr);
+    if (origs) {
+      for (const [p, before] of origs) {
+        const now = state.getStorage(addr, p);
+        if (now !== before) diff[p] = now ?? null;
+      }
+    }
+    const created = createdSet.has(addr);
+    if (!created && !deleted && Object.keys(diff).length === 0) continue;
+    const rec = x.created.find((c) => c.address === addr);
+    const acct = state.getAccount(addr);
+    const rt = deleted ? undefined : x.loader(x, addr) as ContractRt | undefined;
+    stateChanges.push({
+      address: addr,
+      chainId: ctx.chainId,
+      contractName: rec?.name ?? acct?.contractName ?? '',
+      codeHash: rec?.codeHash ?? acct?.codeHash ?? '',
+      vm: 'SolidVM',
+      created,
+      deleted,
+      state: rt ? snapshot(x, rt, addr) : {},
+      diff,
+    });
+  }
+  x.gas = gasBefore;
+  const contractsCreated: CreatedContract[] = x.created
+    .filter((c) => !x.deleted.includes(c.address))
+    .map((c) => {
+      const cu = cache.get(c.codeHash)!;
+      return {
+        address: c.address,
+        chainId: ctx.chainId,
+        name: c.name,
+        codeHash: c.codeHash,
+        vm: 'SolidVM',
+        creatorOrg: ctx.identity?.organization ?? null,
+        appName: c.byContract ? x.appName : null,
+        xabi: xabiOf(cu, c.name),
+      };
+    });
+  const types = ok.returnTypes;
+  const values: unknown[] = types.length === 1 ? [ok.result] : types.length === 0 ? [] : (ok.result as unknown[]);
+  const returnValues = types.map((t, i) => renderValue(t, values[i] ?? defaultOf(t)));
+  const out: ExecOutcome = {
+    ok: true,
+    message: 'Success!',
+    returnValues,
+    response: JSON.stringify(types.map((t, i) => toJson(t, values[i] ?? defaultOf(t)))),
+    events: x.events,
+    stateChanges,
+    contractsCreated,
+    contractsDeleted: [...x.deleted],
+    gasUsed: BigInt(x.gasUsed()),
+    steps: x.steps,
+  };
+  if (ok.address !== undefined) out.address = ok.address;
+  return out;
+}
+
+function defaultOf(t: SType): unknown {
+  return defaultValue(t);
+}
+
+/** Creates a contract from source: the CONTRACT transaction, and genesis contracts. */
+export function createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest, opts?: SolidVMOptions): ExecOutcome {
+  const x = newExec(state, ctx, opts, true);
+  let cu: CompiledUnit;
+  try {
+    cu = compile(req.src);
+  } catch (e) {
+    if (e instanceof SolidVMCompileError) return failure('COMPILE_ERROR', e.message, x);
+    throw e;
+  }
+  const creator = req.creator.toLowerCase().replace(/^0x/, '');
+  const rt = cu.contracts.get(req.contractName);
+  if (!rt) {
+    const c = cu.unit.contracts.get(req.contractName);
+    const why = c ? `${req.contractName} is ${c.kind === 'abstract' ? 'an abstract contract' : `a${c.kind === 'interface' ? 'n' : ''} ${c.kind}`} and cannot be created` : `no contract named ${req.contractName} in the source`;
+    return failure('NO_CONTRACT', why, x);
+  }
+  const nonce = req.nonce ?? state.getAccount(creator)?.nonce ?? 0n;
+  const address = req.salt ? saltedContractAddress(creator, req.salt, rt.name, cu.codeHash) : contractAddress(creator, nonce);
+  x.appName = rt.name;
+  let args: unknown[];
+  try {
+    args = decodeArgs(rt.ctorParams, normaliseArgs(req.args), `the constructor of ${rt.name}`);
+  } catch (e) {
+    if (e instanceof ArgumentError) return failure('BAD_ARGUMENTS', e.message, x, address);
+    throw e;
+  }
+  const value = ctx.gasEnabled ? ctx.tx.value : 0n;
+  state.checkpoint();
+  try {
+    if (value > 0n && !rt.ctorPayable) throw new VmFailure('REVERT', `the constructor of ${rt.name} is not payable`, 'error');
+    deploy(x, address, rt, creator, args, value, false);
+    x.checkGas();
+    const out = finish(x, state, { returnTypes: [], result: undefined, address });
+    state.commit();
+    return out;
+  } catch (e) {
+    state.revert();
+    return failureOf(e, x, address);
+  }
+}
+
+function pickMethod(rt: ContractRt, method: string, args: unknown[] | Record<string, unknown>): CFn {
+  const cands = rt.external.get(method);
+  if (!cands?.length) throw new VmFailure('UNKNOWN_METHOD', `contract ${rt.name} has no public function ${method}`, 'other', {}, false);
+  const fn = chooseOverload(cands, args);
+  if (!fn) {
+    const sigs = cands.map((c) => `${method}(${c.params.map((p) => p.name).join(', ')})`).join(', ');
+    throw new ArgumentError(`the arguments match no overload of ${method}: ${sigs}`);
+  }
+  return fn;
+}
+
+/** Calls a public function: the FUNCTION transaction. */
+export function callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest, opts?: SolidVMOptions): ExecOutcome {
+  const x = newExec(state, ctx, opts, false);
+  const address = req.address.toLowerCase().replace(/^0x/, '');
+  const caller = req.caller.toLowerCase().replace(/^0x/, '');
+  let rt: ContractRt | undefined;
+  try {
+    rt = contractAt(state, address);
+  } catch (e) {
+    if (e instanceof SolidVMCompileError) return failure('COMPILE_ERROR', `the code at ${address} does not compile: ${e.message}`, x);
+    throw e;
+  }
+  if (!rt) return failure('NO_CONTRACT', `no SolidVM contract at address ${address}`, x);
+  x.appName = rt.name;
+  let fn: CFn;
+  let args: unknown[];
+  try {
+    const given = normaliseArgs(req.args);
+    fn = pickMethod(rt, req.method, given);
+    args = decodeArgs(fn.params, given, `${rt.name}.${req.method}`);
+  } catch (e) {
+    if (e instanceof VmFailure) return failure(e.code, e.message, x);
+    throw e;
+  }
+  const value = ctx.gasEnabled ? ctx.tx.value : 0n;
+  state.checkpoint();
+  try {
+    if (value > 0n) {
+      if (fn.mutability !== 'payable') throw new VmFailure('REVERT', `function ${req.method} is not payable`, 'error');
+      transferValue(x, caller, address, value);
+    }
+    const result = runMessageCall(x, rt, fn, address, caller, value, args);
+    x.checkGas();
+    const out = finish(x, state, { returnTypes: fn.returns.map((r) => r.t), result });
+    state.commit();
+    return out;
+  } catch (e) {
+    state.revert();
+    return failureOf(e, x);
+  }
+}
+
+// --- reading state ----------------------------------------------------------------
+
+/** Splits `<k1><k2>[3].name` into its first segment and the rest. */
+function firstKey(rest: string): [string, string] | undefined {
+  if (rest[0] !== '<') return undefined;
+  let i = 1;
+  if (rest[1] === '"') {
+    i = 2;
+    while (i < rest.length && rest[i] !== '"') i += rest[i] === '\\' ? 2 : 1;
+    i++;
+  } else {
+    while (i < rest.length && rest[i] !== '>') i++;
+  }
+  return [rest.slice(1, i), rest.slice(i + 1)];
+}
+
+function readMapping(x: Exec, address: string, path: string, t: Extract<SType, { k: 'mapping' }>, entries: Array<[string, string]>): Record<string, unknown> {
+  const keys = new Set<string>();
+  for (const [k] of entries) {
+    if (!k.startsWith(path + '<')) continue;
+    const fk = firstKey(k.slice(path.length));
+    if (fk) keys.add(fk[0]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of [...keys].sort()) {
+    const p = `${path}<${k}>`;
+    const jk = keyTextToJsonKey(t.key, k);
+    if (t.value.k === 'mapping') out[jk] = readMapping(x, address, p, t.value, entries);
+    else out[jk] = toJson(t.value, readValue(x, address, p, t.value, entries));
+  }
+  return out;
+}
+
+function readValue(x: Exec, address: string, path: string, t: SType, entries: Array<[string, string]>): unknown {
+  if (t.k === 'struct') {
+    return t.fields.map((f) => (f.t.k === 'mapping' ? new Map() : readValue(x, address, `${path}.${f.name}`, f.t, entries)));
+  }
+  if (t.k === 'array') {
+    const n = t.len ?? Number(x.state.getStorage(address, path + '.length') ?? '0');
+    return Array.from({ length: n }, (_, i) => readValue(x, address, `${path}[${i}]`, t.elem, entries));
+  }
+  return readDeep(x, address, path, t);
+}
+
+/**
+ * Every state variable of a contract, by name, as JSON: integers as decimal
+ * strings, mappings as objects (string keys single-quoted, the spec's form),
+ * arrays and structs in full. Constants are included.
+ */
+export function readContractState(state: WorldState, address: string): Record<string, unknown> {
+  const a = address.toLowerCase().replace(/^0x/, '');
+  const rt = contractAt(state, a);
+  if (!rt) throw new VmFailure('NO_CONTRACT', `no SolidVM contract at address ${a}`);
+  const ctx = { chainId: state.chainId, block: { number: 0, timestamp: 0, coinbase: '' }, tx: { hash: '', origin: '', gasPrice: 0n, gasLimit: 0n, value: 0n }, identity: null, protocol: { stepLimit: 0, gasTableVersion: 1 }, gasEnabled: false } as ExecutionContext;
+  const x = newExec(state, ctx, undefined, false);
+  const out: Record<string, unknown> = {};
+  for (const sv of rt.cc.vars.values()) {
+    if (sv.constant) {
+      out[sv.name] = sv.ce && sv.ce.cv !== undefined ? toJson(sv.t, sv.ce.cv) : undefined;
+      if (out[sv.name] === undefined) delete out[sv.name];
+      continue;
+    }
+    if (sv.t.k === 'mapping' || (sv.t.k !== 'struct' && sv.t.k !== 'array' && !isValueType(sv.t))) {
+      const entries = [...state.storageEntries(a, sv.path + '<')];
+      out[sv.name] = readMapping(x, a, sv.path, sv.t as Extract<SType, { k: 'mapping' }>, entries);
+      continue;
+    }
+    const entries = containsMappingDeep(sv.t) ? [...state.storageEntries(a, sv.path)] : [];
+    out[sv.name] = toJson(sv.t, readValue(x, a, sv.path, sv.t, entries));
+  }
+  return out;
+}
+
+function containsMappingDeep(t: SType): boolean {
+  return t.k === 'mapping' || (t.k === 'array' && containsMappingDeep(t.elem));
+}
+

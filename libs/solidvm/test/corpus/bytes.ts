@@ -1,0 +1,26 @@
+import { call, sol, type CorpusCase } from './types.js';
+
+export const cases: CorpusCase[] = [
+  sol('keccak256 of abi.encodePacked', `function f(uint a, string memory s) public pure returns (bytes32) { return keccak256(abi.encodePacked(a, s)); }`, [{ method: 'f', args: [1, 'x'] }], {}),
+  sol('keccak256 of abi.encode', `function f(uint a, address b, bool c) public pure returns (bytes32) { return keccak256(abi.encode(a, b, c)); }`, [{ method: 'f', args: [5, 'b0b0000000000000000000000000000000000002', true] }]),
+  sol('keccak of string literal', `function f() public pure returns (bytes32) { return keccak256("abc"); }`, [call('f', [], '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45')]),
+  sol('sha256', `function f(string memory s) public pure returns (bytes32) { return sha256(bytes(s)); }`, [call('f', ['abc'], 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')]),
+  sol('ripemd160', `function f(string memory s) public pure returns (bytes20) { return ripemd160(bytes(s)); }`, [call('f', ['abc'], '8eb208f7e05d987a9b044a8e98c6b087f15a0bfc')]),
+  sol('abi.encode length', `function f() public pure returns (uint, uint, uint) { return (abi.encode(uint(1)).length, abi.encode("abc").length, abi.encodePacked(uint8(1), uint16(2), "ab").length); }`, [call('f', [], ['32', '96', '5'])]),
+  sol('abi.decode round trip', `function f(uint a, string memory s) public pure returns (uint, string memory) { bytes memory b = abi.encode(a, s); (uint x, string memory y) = abi.decode(b, (uint, string)); return (x + 1, y); }`, [call('f', [41, 'hello'], ['42', 'hello'])]),
+  sol('abi.decode arrays', `function f() public pure returns (uint) { uint[] memory a = new uint[](3); a[0] = 1; a[1] = 2; a[2] = 3; uint[] memory b = abi.decode(abi.encode(a), (uint[])); return b[0] + b[1] + b[2] + b.length; }`, [call('f', [], '9')]),
+  sol('bytes32 from string literal', `function f() public pure returns (bytes32) { bytes32 b = "abc"; return b; }`, [call('f', [], '6162630000000000000000000000000000000000000000000000000000000000')]),
+  sol('bytes index', `function f() public pure returns (bytes1, uint) { bytes memory b = "hey"; return (b[1], b.length); }`, [call('f', [], ['65', '3'])]),
+  sol('bytes32 index and shift', `function f(bytes32 x) public pure returns (bytes1, bytes32) { return (x[0], x << 8); }`, [call('f', ['0x' + '0102'.padEnd(64, '0')], ['01', '02'.padEnd(64, '0')])]),
+  sol('bytes conversions', `function f(bytes32 x) public pure returns (bytes4, uint) { return (bytes4(x), uint(x) >> 248); }`, [call('f', ['0x' + 'aabbccdd'.padEnd(64, '0')], ['aabbccdd', '170'])]),
+  sol('address conversions', `function f(uint160 x) public pure returns (address, uint160) { address a = address(x); return (a, uint160(a) + 1); }`, [call('f', [255], ['00000000000000000000000000000000000000ff', '256'])]),
+  sol('string.concat', `function f(string memory a, string memory b) public pure returns (string memory) { return string.concat(a, "-", b); }`, [call('f', ['x', 'y'], 'x-y')]),
+  sol('bytes.concat', `function f() public pure returns (uint) { return bytes.concat(bytes("ab"), bytes("cde")).length; }`, [call('f', [], '5')]),
+  sol('string length via bytes', `function f(string memory s) public pure returns (uint) { return bytes(s).length; }`, [call('f', ['héllo'], '6')]),
+  sol('hash of multiple packed values', `function f(address a, uint96 b) public pure returns (bytes32) { return keccak256(abi.encodePacked(a, b)); }`, [{ method: 'f', args: ['b0b0000000000000000000000000000000000002', 7] }]),
+  sol('bytes equality by hash', `function eq(string memory a, string memory b) public pure returns (bool) { return keccak256(bytes(a)) == keccak256(bytes(b)); }`, [call('eq', ['a', 'a'], 'true'), call('eq', ['a', 'b'], 'false')]),
+  sol('bytes1 arithmetic compare', `function f(bytes1 a) public pure returns (bool) { return a >= 0x30 && a <= 0x39; }`, [call('f', ['0x35'], 'true'), call('f', ['0x41'], 'false')]),
+  sol('memory bytes write', `function f() public pure returns (bytes memory) { bytes memory b = new bytes(2); b[0] = 0x61; b[1] = 0x62; return b; }`, [call('f', [], '6162')]),
+  sol('abi.encode struct', `struct P { uint a; string s; } function f() public pure returns (uint) { return abi.encode(P(1, "x")).length; }`, [call('f', [], '160')]),
+  sol('abi.decode bool and address', `function f(address a) public pure returns (address, bool) { return abi.decode(abi.encode(a, true), (address, bool)); }`, [call('f', ['b0b0000000000000000000000000000000000002'], ['b0b0000000000000000000000000000000000002', 'true'])]),
+];
