@@ -1,0 +1,126 @@
+// Access-token verification (CONVENTIONS.md "Authentication"): a bearer JWT
+// signed by the trusted issuer's keys, found through OpenID discovery. Works
+// with any standard provider; no provider-specific adapter.
+import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import { PlatformError } from '@platform/common';
+
+export interface AuthOptions {
+  /** the issuer's `/.well-known/openid-configuration` */
+  discoveryUrl: string;
+  /** required `aud`, or null not to check it */
+  audience: string | null;
+  /** claims tried in order for the username */
+  usernameClaims: string[];
+  /** claim giving the user's organization */
+  orgClaim: string;
+}
+
+/** The authenticated user of a request. */
+export interface Principal {
+  username: string;
+  /** from the organization claim; null when the token has none */
+  org: string | null;
+  claims: JWTPayload;
+}
+
+interface Discovered {
+  issuer: string;
+  jwks: ReturnType<typeof createRemoteJWKSet>;
+}
+
+export interface TokenVerifier {
+  /** Verifies an `Authorization` header value; throws TOKEN_MISSING, TOKEN_INVALID, or UNAVAILABLE when the issuer cannot be reached. */
+  verify(authorization: string | undefined): Promise<Principal>;
+  /** Fetches discovery now (readiness): true when the issuer's document and keys location are known. */
+  ready(): Promise<boolean>;
+}
+
+const ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA', 'RS384', 'RS512', 'ES384'];
+const DISCOVERY_RETRY_MS = 5_000;
+
+export function createTokenVerifier(options: AuthOptions): TokenVerifier {
+  let discovered: Promise<Discovered> | null = null;
+  let failedAt = 0;
+
+  // discovery is fetched on first use, not at start, so a service may start
+  // before its identity provider; a failed fetch is retried after a pause
+  async function discover(): Promise<Discovered> {
+    if (!discovered || (failedAt && Date.now() - failedAt > DISCOVERY_RETRY_MS)) {
+      failedAt = 0;
+      discovered = fetchDiscovery(options.discoveryUrl).catch((err: unknown) => {
+        failedAt = Date.now();
+        throw err;
+      });
+    }
+    return discovered;
+  }
+
+  return {
+    async verify(authorization) {
+      const token = bearerToken(authorization);
+      let issuer: Discovered;
+      try {
+        issuer = await discover();
+      } catch (err) {
+        throw new PlatformError('UNAVAILABLE', 'the identity provider cannot be reached to check the token; try again shortly', undefined, { cause: err });
+      }
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, issuer.jwks, {
+          issuer: issuer.issuer,
+          algorithms: ALGORITHMS,
+          ...(options.audience ? { audience: options.audience } : {}),
+          clockTolerance: 5,
+        }));
+      } catch (err) {
+        throw invalidToken(err);
+      }
+      const username = options.usernameClaims.map((claim) => payload[claim]).find((v) => typeof v === 'string' && v.trim() !== '') as string | undefined;
+      if (!username) throw new PlatformError('TOKEN_INVALID', `the token has no username claim (${options.usernameClaims.join(', ')})`);
+      const org = payload[options.orgClaim];
+      return { username, org: typeof org === 'string' && org !== '' ? org : null, claims: payload };
+    },
+    async ready() {
+      try {
+        await discover();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+function bearerToken(authorization: string | undefined): string {
+  if (authorization === undefined || authorization.trim() === '') {
+    throw new PlatformError('TOKEN_MISSING', 'send an access token: Authorization: Bearer <token>');
+  }
+  const match = /^Bearer[ \t]+([A-Za-z0-9\-_.~+/]+=*)[ \t]*$/i.exec(authorization);
+  if (!match) throw new PlatformError('TOKEN_INVALID', 'the Authorization header must be "Bearer <token>"');
+  return match[1]!;
+}
+
+function invalidToken(err: unknown): PlatformError {
+  let why = 'the token is not valid';
+  if (err instanceof joseErrors.JWTExpired) why = 'the token has expired';
+  else if (err instanceof joseErrors.JWTClaimValidationFailed) why = `the token's "${err.claim}" claim is not accepted`;
+  else if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey) why = 'the token is not signed by the trusted issuer';
+  else if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JOSEAlgNotAllowed) why = 'the token is not a well-formed signed JWT';
+  else if (err instanceof joseErrors.JWKSTimeout || (err instanceof Error && /fetch|ECONNREFUSED|network/i.test(err.message))) {
+    return new PlatformError('UNAVAILABLE', "the identity provider's keys cannot be fetched; try again shortly", undefined, { cause: err });
+  }
+  return new PlatformError('TOKEN_INVALID', why, undefined, { cause: err });
+}
+
+async function fetchDiscovery(url: string): Promise<Discovered> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`discovery document ${url} answered ${response.status}`);
+  const doc = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
+  if (typeof doc.issuer !== 'string' || typeof doc.jwks_uri !== 'string') throw new Error(`discovery document ${url} lacks issuer or jwks_uri`);
+  return { issuer: doc.issuer, jwks: createRemoteJWKSet(new URL(doc.jwks_uri), { timeoutDuration: 5_000, cooldownDuration: 30_000 }) };
+}
+
+/** The `WWW-Authenticate` value of a 401 (RFC 6750): `invalid_token` only when a token was sent. */
+export function wwwAuthenticate(error: PlatformError): string {
+  return error.code === 'TOKEN_INVALID' ? `Bearer error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"` : 'Bearer';
+}

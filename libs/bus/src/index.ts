@@ -1,0 +1,12 @@
+export { SERVICE_NAMES, SUBJECTS, chainToken } from './subjects.js';
+export type { ServiceName } from './subjects.js';
+export { connectBus } from './connection.js';
+export type { BusOptions } from './connection.js';
+export { decodeJson, encodeJson } from './codec.js';
+export { call, defineEndpoint, handle, pingService, serve } from './rpc.js';
+export type { CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';
+export { ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';
+export type { DurableSpec, StreamSpec } from './jetstream.js';
+export { VAULT } from './contracts/vault.js';
+export type { KeyRecord, SignRequest, SignatureRecord, UsersRequest, UserRecord } from './contracts/vault.js';
+export type { NatsConnection } from '@nats-io/nats-core';

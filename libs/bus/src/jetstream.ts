@@ -1,0 +1,55 @@
+// JetStream set-up: streams and durable consumers are declared by the service
+// that owns them, idempotently at its start (create, or update to the
+// declared configuration).
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager, type ConsumerConfig, type JetStreamManager, type StreamConfig, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+
+export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
+
+/** Creates the stream, or brings an existing one to the given configuration. */
+export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<StreamInfo> {
+  try {
+    await jsm.streams.info(spec.name);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    return jsm.streams.add({ duplicate_window: 2 * 60 * 1_000_000_000, ...spec });
+  }
+  return jsm.streams.update(spec.name, spec);
+}
+
+export interface DurableSpec {
+  stream: string;
+  durable: string;
+  filterSubject?: string;
+  /** how long a delivered message may stay unacknowledged before redelivery; default 30 s */
+  ackWaitMs?: number;
+}
+
+/** A durable pull consumer acknowledging each message explicitly, from the first message of the stream. */
+export async function ensureDurableConsumer(jsm: JetStreamManager, spec: DurableSpec): Promise<ConsumerInfo> {
+  const config: Partial<ConsumerConfig> = {
+    durable_name: spec.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: (spec.ackWaitMs ?? 30_000) * 1_000_000,
+    ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+  };
+  try {
+    await jsm.consumers.info(spec.stream, spec.durable);
+    return await jsm.consumers.update(spec.stream, spec.durable, config);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    return jsm.consumers.add(spec.stream, config);
+  }
+}
+
+export async function streamManager(nc: NatsConnection): Promise<JetStreamManager> {
+  return jetstreamManager(nc);
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { code?: unknown; api_error?: { err_code?: number }; message?: string };
+  // 10059 stream not found, 10014 consumer not found
+  const code = e?.api_error?.err_code;
+  return code === 10059 || code === 10014 || /not found/i.test(String(e?.message ?? ''));
+}

@@ -1,0 +1,153 @@
+// Typed request/reply between services, on `@nats-io/services`: every endpoint
+// of a service subscribes in the service's queue group, so two instances of a
+// service share the load, and `ping` finds them for readiness checks.
+//
+// Errors over the wire: a handler that throws a PlatformError answers with the
+// NATS micro error headers (status and message) and the error body as data;
+// the caller rebuilds the same PlatformError, so the gateway answers with the
+// code the service chose. Anything else thrown becomes INTERNAL, logged on the
+// service side with its stack, and nothing of it crosses the wire.
+import type { Msg, NatsConnection } from '@nats-io/nats-core';
+import { NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/nats-core';
+import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
+import { PlatformError, isErrorCode, toPlatformError, type ErrorBody, type Logger } from '@platform/common';
+import { decodeJson, encodeJson } from './codec.js';
+import type { ServiceName } from './subjects.js';
+
+/** A request/reply endpoint: its subject and, as phantom types, its messages. */
+export interface Endpoint<Req, Res> {
+  readonly service: ServiceName;
+  /** the endpoint's name in the service's info */
+  readonly name: string;
+  readonly subject: string;
+  /** never set: carries the request and response types */
+  readonly types?: { request: Req; response: Res };
+}
+
+export function defineEndpoint<Req, Res>(service: ServiceName, name: string, subject: string): Endpoint<Req, Res> {
+  return { service, name, subject };
+}
+
+export type RequestOf<E> = E extends Endpoint<infer Req, unknown> ? Req : never;
+export type ResponseOf<E> = E extends Endpoint<unknown, infer Res> ? Res : never;
+
+/** Metadata that travels with every request (as headers). */
+export interface RequestMeta {
+  /** the gateway's request id, so that a service's log lines can be matched to the HTTP request */
+  requestId?: string;
+}
+
+export interface Handler {
+  readonly endpoint: Endpoint<unknown, unknown>;
+  readonly run: (request: unknown, meta: RequestMeta) => Promise<unknown>;
+}
+
+export function handle<Req, Res>(endpoint: Endpoint<Req, Res>, run: (request: Req, meta: RequestMeta) => Promise<Res> | Res): Handler {
+  return { endpoint: endpoint as Endpoint<unknown, unknown>, run: async (request, meta) => run(request as Req, meta) };
+}
+
+export interface ServeOptions {
+  name: ServiceName;
+  version: string;
+  description?: string;
+  logger: Logger;
+}
+
+const REQUEST_ID_HEADER = 'Platform-Request-Id';
+const ERROR_HEADER = 'Nats-Service-Error-Code';
+
+/** Starts answering the given endpoints as one service instance. Stop it with `service.stop()`. */
+export async function serve(nc: NatsConnection, options: ServeOptions, handlers: Handler[]): Promise<Service> {
+  // `@nats-io/services` is built against an older nats-core release whose
+  // connection type differs only in private members; the runtime contract is the same
+  const service = await new Svcm(nc as never).add({
+    name: options.name,
+    version: options.version,
+    description: options.description ?? '',
+    queue: options.name,
+  });
+  for (const handler of handlers) {
+    if (handler.endpoint.service !== options.name) {
+      throw new Error(`endpoint ${handler.endpoint.subject} belongs to service ${handler.endpoint.service}, not ${options.name}`);
+    }
+    service.addEndpoint(handler.endpoint.name, {
+      subject: handler.endpoint.subject,
+      handler: (err, msg) => {
+        if (err) {
+          options.logger.error({ err, subject: handler.endpoint.subject }, 'endpoint subscription failed');
+          return;
+        }
+        void answer(handler, msg, options.logger);
+      },
+    });
+  }
+  return service;
+}
+
+async function answer(handler: Handler, msg: ServiceMsg, logger: Logger): Promise<void> {
+  const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+  const meta: RequestMeta = requestId ? { requestId } : {};
+  try {
+    let request: unknown;
+    try {
+      request = decodeJson(msg.data);
+    } catch {
+      throw new PlatformError('BAD_REQUEST', `the request on ${handler.endpoint.subject} is not JSON`);
+    }
+    const response = await handler.run(request, meta);
+    msg.respond(encodeJson(response));
+  } catch (thrown) {
+    const error = toPlatformError(thrown);
+    if (error.code === 'INTERNAL') logger.error({ err: thrown, subject: handler.endpoint.subject, requestId }, 'endpoint failed');
+    msg.respondError(error.status, error.message, encodeJson(error.toBody()));
+  }
+}
+
+export interface CallOptions extends RequestMeta {
+  /** default 10 s */
+  timeoutMs?: number;
+}
+
+/** Calls an endpoint; rejects with the service's PlatformError, or UNAVAILABLE when no instance answers. */
+export async function call<Req, Res>(nc: NatsConnection, endpoint: Endpoint<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
+  const hdrs = natsHeaders();
+  if (options.requestId) hdrs.set(REQUEST_ID_HEADER, options.requestId);
+  let reply: Msg;
+  try {
+    reply = await nc.request(endpoint.subject, encodeJson(request), { timeout: options.timeoutMs ?? 10_000, headers: hdrs });
+  } catch (err) {
+    throw unavailable(endpoint, err);
+  }
+  if (reply.headers?.get(ERROR_HEADER)) throw remoteError(endpoint, reply);
+  return decodeJson<Res>(reply.data);
+}
+
+function unavailable(endpoint: Endpoint<unknown, unknown>, err: unknown): PlatformError {
+  const noResponders = err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
+  const timedOut = err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
+  const why = noResponders ? 'is not running' : timedOut ? 'did not answer in time' : 'could not be reached';
+  return new PlatformError('UNAVAILABLE', `the ${endpoint.service} service ${why}; try again shortly`, { service: endpoint.service }, { cause: err });
+}
+
+function remoteError(endpoint: Endpoint<unknown, unknown>, reply: Msg): PlatformError {
+  try {
+    const body = decodeJson<ErrorBody>(reply.data);
+    if (isErrorCode(body?.error?.code)) return new PlatformError(body.error.code, String(body.error.message), body.error.details);
+  } catch {
+    // fall through: an answer that is not ours
+  }
+  return new PlatformError('INTERNAL', `the ${endpoint.service} service answered with an unreadable error`);
+}
+
+/** The instances of a service that answer a ping within `waitMs`. */
+export async function pingService(nc: NatsConnection, name: ServiceName, waitMs = 1000): Promise<number> {
+  const client = new Svcm(nc as never).client({ maxWait: waitMs, strategy: 'timer' } as never);
+  let count = 0;
+  try {
+    const replies = await client.ping(name);
+    for await (const _ of replies) count++;
+  } catch {
+    return count;
+  }
+  return count;
+}

@@ -1,0 +1,41 @@
+// Every NATS subject of the node, in one place. A subject is part of the
+// contract between services: change one here and every user changes with it.
+import { MAIN_CHAIN, type ChainId } from '@platform/common';
+
+/** The token of a chain in subjects: `main` for the main chain, else its 64-hex ID. */
+export function chainToken(chainId: ChainId): string {
+  return chainId === MAIN_CHAIN ? 'main' : chainId;
+}
+
+export const SUBJECTS = {
+  vault: {
+    keyCreate: 'vault.key.create',
+    keyGet: 'vault.key.get',
+    sign: 'vault.sign',
+    users: 'vault.users',
+  },
+  tx: {
+    submit: 'tx.submit',
+    /** JetStream: transactions admitted for a chain, in admission order */
+    admitted: (chainId: ChainId) => `tx.admitted.${chainToken(chainId)}`,
+    /** core NATS: a transaction reached a final status */
+    done: (hash: string) => `tx.done.${hash}`,
+  },
+  block: {
+    /** JetStream: the ordered blocks of a chain */
+    ordered: (chainId: ChainId) => `block.${chainToken(chainId)}`,
+  },
+  exec: {
+    /** JetStream: this node's execution results of a chain's blocks */
+    results: (chainId: ChainId) => `exec.${chainToken(chainId)}`,
+  },
+} as const;
+
+/** Names of the request/reply services, as `@nats-io/services` announces them. */
+export const SERVICE_NAMES = {
+  vault: 'vault',
+  tx: 'tx',
+  cirrus: 'cirrus',
+  chains: 'chains',
+} as const;
+export type ServiceName = (typeof SERVICE_NAMES)[keyof typeof SERVICE_NAMES];

@@ -1,0 +1,95 @@
+import { PlatformError, createLogger } from '@platform/common';
+import { startTestInfra, type TestInfra } from '@platform/launcher';
+import type { Service } from '@nats-io/services';
+import { call, connectBus, defineEndpoint, ensureDurableConsumer, ensureStream, handle, pingService, serve, streamManager, type NatsConnection } from '../src/index.js';
+
+const logger = createLogger('bus-test', 'silent');
+const echo = defineEndpoint<{ text: string }, { text: string; instance: number }>('vault', 'echo', 'test.echo');
+const fail = defineEndpoint<{ kind: string }, never>('vault', 'fail', 'test.fail');
+
+describe('bus - request/reply over a real NATS server', () => {
+  let infra: TestInfra;
+  let nc: NatsConnection;
+  const services: Service[] = [];
+  const connections: NatsConnection[] = [];
+
+  beforeAll(async () => {
+    infra = await startTestInfra({ nats: true });
+    nc = await connectBus({ url: infra.nats!.url, name: 'bus-test' });
+    for (const instance of [1, 2]) {
+      const conn = await connectBus({ url: infra.nats!.url, name: `instance-${instance}` });
+      connections.push(conn);
+      services.push(
+        await serve(conn, { name: 'vault', version: '0.1.0', logger }, [
+          handle(echo, ({ text }) => ({ text, instance })),
+          handle(fail, ({ kind }) => {
+            if (kind === 'typed') throw new PlatformError('USER_EXISTS', 'User alice already exists', { username: 'alice' });
+            throw new Error('SELECT secret FROM keys -- must not leak');
+          }),
+        ]),
+      );
+    }
+  });
+  afterAll(async () => {
+    for (const s of services) await s.stop();
+    for (const c of connections) await c.close();
+    await nc?.close();
+    await infra?.stop();
+  });
+
+  test('a typed call gets its typed answer', async () => {
+    const reply = await call(nc, echo, { text: 'hello' });
+    expect(reply.text).toBe('hello');
+  });
+
+  test('two instances of a service share the requests (queue group)', async () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 40; i++) seen.add((await call(nc, echo, { text: String(i) })).instance);
+    expect([...seen].sort()).toEqual([1, 2]);
+  });
+
+  test("a service's typed error arrives with the same code, message and details", async () => {
+    const err = await call(nc, fail, { kind: 'typed' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PlatformError);
+    expect(err).toMatchObject({ code: 'USER_EXISTS', message: 'User alice already exists', details: { username: 'alice' }, status: 409 });
+  });
+
+  test('an unexpected error becomes INTERNAL and says nothing of its cause', async () => {
+    const err = (await call(nc, fail, { kind: 'bug' }).catch((e: unknown) => e)) as PlatformError;
+    expect(err.code).toBe('INTERNAL');
+    expect(err.message).not.toMatch(/SELECT|secret/);
+  });
+
+  test('a subject nobody serves is UNAVAILABLE (503), not a hang', async () => {
+    const nobody = defineEndpoint<object, object>('cirrus', 'nobody', 'test.nobody');
+    const started = Date.now();
+    const err = (await call(nc, nobody, {}).catch((e: unknown) => e)) as PlatformError;
+    expect(err.code).toBe('UNAVAILABLE');
+    expect(err.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  test('ping counts the running instances of a service', async () => {
+    expect(await pingService(nc, 'vault', 500)).toBe(2);
+    expect(await pingService(nc, 'chains', 300)).toBe(0);
+  });
+
+  test('streams and durable consumers are declared idempotently; msgID deduplicates', async () => {
+    const jsm = await streamManager(nc);
+    await ensureStream(jsm, { name: 'TEST_TX', subjects: ['test.tx.>'] });
+    const again = await ensureStream(jsm, { name: 'TEST_TX', subjects: ['test.tx.>'], max_msgs: 1000 });
+    expect(again.config.max_msgs).toBe(1000);
+    const consumer = await ensureDurableConsumer(jsm, { stream: 'TEST_TX', durable: 'indexer' });
+    await ensureDurableConsumer(jsm, { stream: 'TEST_TX', durable: 'indexer', ackWaitMs: 5000 });
+    expect(consumer.config.durable_name).toBe('indexer');
+    const js = jsm.jetstream();
+    const first = await js.publish('test.tx.main', 'a', { msgID: 'tx-1' });
+    const dup = await js.publish('test.tx.main', 'a', { msgID: 'tx-1' });
+    expect(dup.duplicate).toBe(true);
+    expect(dup.seq).toBe(first.seq);
+    const c = await js.consumers.get('TEST_TX', 'indexer');
+    const msg = await c.next({ expires: 2000 });
+    expect(msg?.string()).toBe('a');
+    msg?.ack();
+  });
+});
