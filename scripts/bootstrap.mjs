@@ -2,7 +2,7 @@
 // Entry point of every npm script: it needs nothing but Node.js. It installs the
 // workspace's dependencies with the pinned pnpm when they are missing or stale,
 // then runs the TypeScript script of the command through tsx.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,7 @@ if (!scripts[command]) {
   process.exit(2);
 }
 ensureDependencies();
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
-const child = spawnSync(tsx, [join(root, 'scripts', scripts[command]), ...rest], { cwd: root, stdio: 'inherit' });
-process.exit(child.status ?? (child.signal ? 1 : 0));
+// a child, not spawnSync: the launcher must receive the signals npm forwards
+const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', scripts[command]), ...rest], { cwd: root, stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

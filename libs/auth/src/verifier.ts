@@ -101,15 +101,26 @@ function bearerToken(authorization: string | undefined): string {
 }
 
 function invalidToken(err: unknown): PlatformError {
+  if (keysUnavailable(err)) {
+    return new PlatformError('UNAVAILABLE', "the identity provider's keys cannot be fetched; try again shortly", undefined, { cause: err });
+  }
   let why = 'the token is not valid';
   if (err instanceof joseErrors.JWTExpired) why = 'the token has expired';
   else if (err instanceof joseErrors.JWTClaimValidationFailed) why = `the token's "${err.claim}" claim is not accepted`;
   else if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey) why = 'the token is not signed by the trusted issuer';
   else if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JOSEAlgNotAllowed) why = 'the token is not a well-formed signed JWT';
-  else if (err instanceof joseErrors.JWKSTimeout || (err instanceof Error && /fetch|ECONNREFUSED|network/i.test(err.message))) {
-    return new PlatformError('UNAVAILABLE', "the identity provider's keys cannot be fetched; try again shortly", undefined, { cause: err });
-  }
   return new PlatformError('TOKEN_INVALID', why, undefined, { cause: err });
+}
+
+// The issuer's keys could not be had, which is no fault of the token: 503, not
+// 401. jose throws its base JOSEError (code ERR_JOSE_GENERIC) only when the
+// JWKS answer is not 200 OK JSON; fetch() rejects with a TypeError, recognised
+// by name because in a VM context (jest) it is not of this realm's Error.
+function keysUnavailable(err: unknown): boolean {
+  if (err instanceof joseErrors.JWKSTimeout || err instanceof joseErrors.JWKSInvalid) return true;
+  if (err instanceof joseErrors.JOSEError) return err.code === 'ERR_JOSE_GENERIC';
+  const { name, message } = (err ?? {}) as { name?: unknown; message?: unknown };
+  return name === 'TypeError' && typeof message === 'string' && /fetch|ECONNREFUSED|network/i.test(message);
 }
 
 async function fetchDiscovery(url: string): Promise<Discovered> {

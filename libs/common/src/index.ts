@@ -40,3 +40,4 @@ export type {
   XabiType,
   XabiVar,
 } from './types.js';
+export { stopOnSignals } from './lifecycle.js';

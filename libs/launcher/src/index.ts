@@ -5,3 +5,8 @@ export { createDatabaseIfMissing, startPostgres } from './postgres.js';
 export type { PostgresOptions, RunningPostgres } from './postgres.js';
 export { startTestInfra } from './testing.js';
 export type { TestInfra } from './testing.js';
+export { supervise } from './supervisor.js';
+export type { Supervised, SupervisedOptions } from './supervisor.js';
+export { NODE_SERVICES, REPO_ROOT, startNode } from './node.js';
+export type { NodeOptions, RunningNode } from './node.js';
+export { formatLine } from './log-format.js';

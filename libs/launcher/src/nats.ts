@@ -57,6 +57,8 @@ export async function startNats(options: NatsOptions): Promise<RunningNats> {
   writeFileSync(configFile, 'max_payload: 8MB\n');
   const child: ChildProcess = spawn(binary, ['-c', configFile, '-js', '-sd', storeDir, '-a', host, '-p', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    // out of the terminal's process group: the launcher stops it after the services
+    detached: true,
   });
   const forward = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) if (line.trim()) options.onLog?.(line);

@@ -1,0 +1,129 @@
+// One node on this machine: the embedded NATS and PostgreSQL (unless
+// NATS_URL / DATABASE_URL name existing ones), the development identity
+// provider (unless OAUTH_DISCOVERY_URL names one), and every service as its
+// own supervised process. Used by `npm start` and by the end-to-end tests.
+import { mkdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type NodeConfig } from '@platform/common';
+import { startNats, type RunningNats } from './nats.js';
+import { startPostgres, type RunningPostgres } from './postgres.js';
+import { waitForPort } from './ports.js';
+import { supervise, type Supervised } from './supervisor.js';
+
+/** The node's services, in start order; the gateway last, as it routes to the others. */
+export const NODE_SERVICES = ['vault', 'gateway'] as const;
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface NodeOptions {
+  env: Record<string, string | undefined>;
+  /** remove the data dir first */
+  reset?: boolean;
+  /** every log line of every part, with the part's name */
+  onLine: (name: string, line: string) => void;
+  /** how long to wait for /ready; default 120 s */
+  readyTimeoutMs?: number;
+}
+
+export interface RunningNode {
+  config: NodeConfig;
+  dataDir: string;
+  gatewayUrl: string;
+  vaultUrl: string;
+  discoveryUrl: string;
+  /** set when the development identity provider runs */
+  idpUrl: string | null;
+  natsUrl: string;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startNode(options: NodeOptions): Promise<RunningNode> {
+  const config = loadConfig(options.env);
+  const dataDir = resolve(config.dataDir);
+  if (options.reset) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+
+  const stops: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
+  };
+  try {
+    let natsUrl = config.natsUrl;
+    if (!natsUrl) {
+      const nats: RunningNats = await startNats({ dataDir, onLog: (line) => options.onLine('nats', line) });
+      stops.push(() => nats.stop());
+      natsUrl = nats.url;
+    }
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const postgres: RunningPostgres = await startPostgres({ dataDir, onLog: (line) => options.onLine('postgres', line) });
+      stops.push(() => postgres.stop());
+      databaseUrl = await postgres.createDatabase('platform');
+    }
+
+    const run = (name: string, entry: string, env: Record<string, string | undefined>): Supervised => {
+      const child = supervise({
+        name,
+        command: process.execPath,
+        args: ['--import', 'tsx', resolve(REPO_ROOT, entry)],
+        cwd: REPO_ROOT,
+        env,
+        onLine: options.onLine,
+      });
+      stops.push(() => child.stop());
+      return child;
+    };
+
+    let discoveryUrl = config.oauthDiscoveryUrl;
+    let idpUrl: string | null = null;
+    if (!discoveryUrl) {
+      idpUrl = `http://127.0.0.1:${config.idpPort}`;
+      discoveryUrl = `${idpUrl}/.well-known/openid-configuration`;
+      run('idp', 'services/idp/src/main.ts', { ...options.env, DATA_DIR: dataDir });
+      await waitForPort('127.0.0.1', config.idpPort, 60_000);
+    }
+
+    const serviceEnv = { ...options.env, DATA_DIR: dataDir, NATS_URL: natsUrl, DATABASE_URL: databaseUrl, OAUTH_DISCOVERY_URL: discoveryUrl };
+    for (const service of NODE_SERVICES) run(service, `services/${service}/src/main.ts`, serviceEnv);
+
+    const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
+    await waitUntilReady(`${gatewayUrl}/ready`, options.readyTimeoutMs ?? 120_000);
+    return {
+      config,
+      dataDir,
+      gatewayUrl,
+      vaultUrl: `http://${urlHost(config.host)}:${config.vaultPort}`,
+      discoveryUrl,
+      idpUrl,
+      natsUrl,
+      databaseUrl,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function waitUntilReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(3_000) });
+      if (response.ok) return;
+      last = `${response.status} ${await response.text()}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the node did not become ready within ${timeoutMs / 1000} s (${url}: ${last})`);
+}

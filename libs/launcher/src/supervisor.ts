@@ -1,0 +1,90 @@
+// A supervised child process: its output forwarded line by line, restarted
+// with a growing pause when it exits unexpectedly, stopped with SIGTERM and,
+// if it lingers, SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface SupervisedOptions {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** every output line, and the supervisor's own notices */
+  onLine: (name: string, line: string) => void;
+}
+
+export interface Supervised {
+  readonly name: string;
+  /** restarts so far */
+  readonly restarts: number;
+  stop(): Promise<void>;
+}
+
+const FIRST_PAUSE_MS = 500;
+const LONGEST_PAUSE_MS = 10_000;
+/** a process that ran this long is considered healthy again: its next crash restarts it at once */
+const STABLE_AFTER_MS = 30_000;
+const STOP_GRACE_MS = 8_000;
+
+export function supervise(options: SupervisedOptions): Supervised {
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  let restarts = 0;
+  let pause = FIRST_PAUSE_MS;
+  let timer: NodeJS.Timeout | null = null;
+
+  const forward = (stream: NodeJS.ReadableStream | null) => {
+    let rest = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') options.onLine(options.name, line);
+    });
+    stream?.on('end', () => rest.trim() !== '' && options.onLine(options.name, rest));
+  };
+
+  const launch = () => {
+    const startedAt = Date.now();
+    // its own process group, so that a terminal's Ctrl-C reaches only the
+    // launcher, which stops the parts in order; the IPC channel tells the child
+    // when the launcher is gone, so nothing is left behind even after a kill -9
+    const current = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      detached: true,
+    });
+    child = current;
+    forward(current.stdout);
+    forward(current.stderr);
+    current.on('error', (err) => options.onLine(options.name, `could not start: ${err.message}`));
+    current.on('exit', (code, signal) => {
+      if (stopping) return;
+      if (Date.now() - startedAt > STABLE_AFTER_MS) pause = FIRST_PAUSE_MS;
+      restarts++;
+      options.onLine(options.name, `exited (${signal ?? `code ${code}`}); restart ${restarts} in ${pause} ms`);
+      timer = setTimeout(launch, pause);
+      pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+    });
+  };
+  launch();
+
+  return {
+    name: options.name,
+    get restarts() {
+      return restarts;
+    },
+    async stop() {
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      const current = child;
+      if (!current || current.exitCode !== null || current.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+      current.kill('SIGTERM');
+      const killer = setTimeout(() => current.kill('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}

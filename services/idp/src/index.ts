@@ -1,0 +1,174 @@
+// The development identity provider (CONVENTIONS.md "Authentication"): a real
+// OpenID provider, so the platform's verifier talks to it exactly as it would
+// to Keycloak or any other issuer. It adds one thing no production provider
+// should have: a `password` grant that accepts any username and password.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider, { errors, type Adapter, type ClientMetadata, type ResourceServer } from 'oidc-provider';
+import { createLogger, type Logger } from '@platform/common';
+import { loadOrCreateKeys, type Jwks } from './keys.js';
+
+export { keysFile } from './keys.js';
+
+export interface IdpOptions {
+  port: number;
+  /** interface to listen on; default 127.0.0.1 */
+  host?: string;
+  /** the keys are kept in `<dataDir>/idp/` */
+  dataDir: string;
+  logger?: Logger;
+  /** access token lifetime in seconds; default one hour */
+  accessTokenTtl?: number;
+}
+
+export interface RunningIdp {
+  issuer: string;
+  discoveryUrl: string;
+  tokenUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The one resource (audience) every access token is issued for. */
+export const PLATFORM_RESOURCE = 'urn:platform';
+/** Public client for people: `password` grant, no secret. */
+export const CLI_CLIENT_ID = 'platform-cli';
+/** Confidential client for programs: `client_credentials`, secret sent with HTTP Basic. */
+export const SERVICE_CLIENT_ID = 'platform-service';
+export const SERVICE_CLIENT_SECRET = 'platform-service-secret';
+
+const DEFAULT_TTL = 60 * 60;
+
+const CLIENTS: ClientMetadata[] = [
+  { client_id: CLI_CLIENT_ID, token_endpoint_auth_method: 'none', grant_types: ['password'], response_types: [], redirect_uris: [] },
+  {
+    client_id: SERVICE_CLIENT_ID,
+    client_secret: SERVICE_CLIENT_SECRET,
+    token_endpoint_auth_method: 'client_secret_basic',
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+  },
+];
+
+// Access tokens are self-contained JWTs that verifiers check against the JWKS,
+// so the provider needs no storage. This adapter keeps nothing (instead of
+// oidc-provider's in-memory one, which grows and warns it is not for use).
+class StatelessAdapter implements Adapter {
+  async upsert(): Promise<void> {}
+  async find(): Promise<undefined> {
+    return undefined;
+  }
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+  async findByUid(): Promise<undefined> {
+    return undefined;
+  }
+  async consume(): Promise<void> {}
+  async destroy(): Promise<void> {}
+  async revokeByGrantId(): Promise<void> {}
+}
+
+export async function startIdp(options: IdpOptions): Promise<RunningIdp> {
+  const host = options.host ?? '127.0.0.1';
+  const logger = options.logger ?? createLogger('idp');
+  const ttl = options.accessTokenTtl ?? DEFAULT_TTL;
+  const jwks = await loadOrCreateKeys(options.dataDir);
+
+  // The issuer goes into every token and must be a URL clients can reach: a
+  // wildcard bind is reached on loopback. It needs the port, so the server
+  // listens first (port 0 works) and gets its handler before any request is read.
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const issuerHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const issuer = `http://${issuerHost}:${port}`;
+
+  let provider: Provider;
+  try {
+    provider = createProvider(issuer, jwks, ttl);
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  provider.on('grant.success', (ctx) => {
+    const { grant_type: grant, username } = ctx.oidc.params ?? {};
+    logger.debug({ grant, client: ctx.oidc.client?.clientId, username }, 'token issued');
+  });
+  provider.on('grant.error', (ctx, err) => logger.info({ client: ctx.oidc.client?.clientId, error: err.message }, 'token refused'));
+  provider.on('server_error', (_ctx, err) => logger.error({ err }, 'identity provider error'));
+  server.on('request', provider.callback());
+
+  logger.warn(`development identity provider: the password grant accepts ANY username with any password; never use it outside development`);
+  return {
+    issuer,
+    discoveryUrl: `${issuer}/.well-known/openid-configuration`,
+    tokenUrl: provider.urlFor('token'),
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function createProvider(issuer: string, jwks: Jwks, ttl: number): Provider {
+  const resourceServer: ResourceServer = { scope: '', audience: PLATFORM_RESOURCE, accessTokenFormat: 'jwt', accessTokenTTL: ttl };
+  const provider = new Provider(issuer, {
+    jwks,
+    adapter: StatelessAdapter,
+    clients: CLIENTS,
+    ttl: { AccessToken: ttl, ClientCredentials: ttl },
+    // no browser flows and no refresh tokens, so discovery offers only the two grants
+    responseTypes: ['none'],
+    scopes: ['openid'],
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      // resource indicators are how oidc-provider issues JWT access tokens;
+      // a request naming no resource gets the platform's
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => PLATFORM_RESOURCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== PLATFORM_RESOURCE) throw new errors.InvalidTarget(`the only resource is ${PLATFORM_RESOURCE}`);
+          return resourceServer;
+        },
+      },
+    },
+    // the platform takes the username from preferred_username (then sub) and
+    // the organization from `organization` (OAUTH_USERNAME_CLAIM, OAUTH_ORG_CLAIM)
+    extraTokenClaims: (ctx, token) => {
+      if (token.kind === 'ClientCredentials') return { preferred_username: token.clientId };
+      const organization = ctx.oidc.params?.organization;
+      return { preferred_username: token.accountId, ...(typeof organization === 'string' && organization !== '' ? { organization } : {}) };
+    },
+  });
+
+  provider.registerGrantType<{ username?: string; organization?: string }>(
+    'password',
+    async (ctx) => {
+      const { username, resource = PLATFORM_RESOURCE } = ctx.oidc.params;
+      if (typeof username !== 'string' || username.trim() === '') throw new errors.InvalidRequest("missing required parameter 'username'");
+      if (resource !== PLATFORM_RESOURCE) throw new errors.InvalidTarget(`the only resource is ${PLATFORM_RESOURCE}`);
+      // no password check: that is the point of this provider
+      const token = new provider.AccessToken({
+        accountId: username,
+        client: ctx.oidc.client,
+        gty: 'password',
+        // each request is a grant of its own; nothing is stored under it
+        grantId: randomUUID(),
+        resourceServer: new provider.ResourceServer(PLATFORM_RESOURCE, resourceServer),
+      });
+      const accessToken = await token.save();
+      ctx.body = { access_token: accessToken, token_type: token.tokenType, expires_in: token.expiration };
+    },
+    ['username', 'password', 'organization', 'resource'],
+  );
+  return provider;
+}
