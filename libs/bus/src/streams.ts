@@ -1,0 +1,14 @@
+// The node's JetStream streams, declared once here so that every service that
+// publishes to or consumes from one declares it identically (any of them may
+// start first). Retention: limits (kept), since blocks and execution results
+// are the source of truth from which every read model is rebuilt.
+import type { StreamSpec } from './jetstream.js';
+
+export const STREAMS = {
+  /** admitted transactions, `tx.admitted.<chain>`, msgID = transaction hash */
+  tx: { name: 'TX', subjects: ['tx.admitted.>'] },
+  /** ordered blocks, `block.<chain>`: what was decided (replicated network-wide) */
+  blocks: { name: 'BLOCKS', subjects: ['block.>'] },
+  /** this node's execution results, `exec.<chain>`, msgID = `<chain>:<height>` */
+  exec: { name: 'EXEC', subjects: ['exec.>'] },
+} as const satisfies Record<string, StreamSpec>;

@@ -1,0 +1,89 @@
+// The gateway: the node's only HTTP entrance for the spec's endpoints. It
+// authenticates, validates and routes each request to the service that owns
+// it over NATS; it never touches a database.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger, NodeConfig } from '@platform/common';
+import type { TokenVerifier } from '@platform/auth';
+import type { NatsConnection, ServiceName } from '@platform/bus';
+import { requireToken } from './auth.js';
+import { installBodyParsers } from './body.js';
+import { installErrorHandling } from './errors.js';
+import { installObservability } from './observability.js';
+import { keyRoutes } from './routes/key.js';
+
+export interface GatewayDeps {
+  config: Pick<NodeConfig, 'bodyLimit'>;
+  logger: Logger;
+  nc: NatsConnection;
+  verifier: TokenVerifier;
+}
+
+/** Services the registered routes call; /ready waits for each. Grows as routes are added. */
+const ROUTED_SERVICES: ServiceName[] = ['vault'];
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export const ERROR_BODY_SCHEMA = {
+  $id: 'ErrorBody',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'stable error code' },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true },
+        requestId: { type: 'string', description: 'correlates with the node logs' },
+      },
+    },
+  },
+} as const;
+
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: deps.config.bodyLimit,
+    // a client's id is kept when it is a plain token, so that its logs and ours match
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+  });
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  installBodyParsers(app);
+  installErrorHandling(app);
+  app.addSchema(ERROR_BODY_SCHEMA);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Platform REST interface', version: '2.3', description: 'Accounts, transactions, contract data and private chains of a node.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  installObservability(app, { nc: deps.nc, verifier: deps.verifier, services: ROUTED_SERVICES });
+
+  // every spec endpoint: behind the token check
+  await app.register(async (platform) => {
+    requireToken(platform, deps.verifier);
+    keyRoutes(platform, deps.nc);
+  });
+  return app;
+}

@@ -1,0 +1,23 @@
+// Authentication of every platform endpoint: the bearer token is verified
+// before the body is read, and the user it names is the request's principal.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PlatformError } from '@platform/common';
+import type { Principal, TokenVerifier } from '@platform/auth';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/** Adds the token check to every route registered in `app`'s scope. */
+export function requireToken(app: FastifyInstance, verifier: TokenVerifier): void {
+  app.addHook('onRequest', async (request) => {
+    request.principal = await verifier.verify(request.headers.authorization);
+  });
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new PlatformError('TOKEN_MISSING', 'send an access token: Authorization: Bearer <token>');
+  return request.principal;
+}

@@ -1,0 +1,154 @@
+// The gateway in process, over real HTTP, in front of a real vault, NATS and
+// PostgreSQL, with tokens of a standard OpenID issuer.
+import { request as httpRequest } from 'node:http';
+import { Writable } from 'node:stream';
+import fc from 'fast-check';
+import { computeAddress } from 'ethers';
+import type { FastifyInstance } from 'fastify';
+import { createLogger, loadConfig } from '@platform/common';
+import { createTokenVerifier } from '@platform/auth';
+import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
+import { connectBus, type NatsConnection } from '@platform/bus';
+import { startTestInfra, type TestInfra } from '@platform/launcher';
+import { startVault } from '@platform/vault';
+import { buildGateway } from '../src/index.js';
+
+const BODY_LIMIT = 4096;
+
+interface Reply {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json(): any;
+}
+
+/** node:http rather than fetch: a GET may carry a body, and headers go out as given. */
+function send(base: string, options: { method: string; url: string; headers?: Record<string, string>; payload?: string | Buffer }): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers = { ...options.headers };
+    // explicit, so that a GET's body is framed (node sends it unframed otherwise)
+    if (options.payload !== undefined) headers['content-length'] = String(Buffer.byteLength(options.payload));
+    const req = httpRequest(`${base}${options.url}`, { method: options.method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+      });
+    });
+    req.on('error', reject);
+    req.end(options.payload);
+  });
+}
+
+describe('gateway', () => {
+  let infra: TestInfra;
+  let issuer: TestIssuer;
+  let nc: NatsConnection;
+  let vault: { stop(): Promise<void> };
+  let app: FastifyInstance;
+  let token: string;
+  let base: string;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    infra = await startTestInfra({ nats: true, postgres: true });
+    issuer = await startTestIssuer();
+    const databaseUrl = await infra.postgres!.createDatabase('gateway_test');
+    const config = loadConfig({ DATA_DIR: infra.dataDir, VAULT_PORT: '0', BODY_LIMIT_BYTES: String(BODY_LIMIT), OAUTH_DISCOVERY_URL: issuer.discoveryUrl });
+    const sink = new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) });
+    const logger = createLogger('gateway-test', 'info', sink);
+    vault = await startVault({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
+    nc = await connectBus({ url: infra.nats!.url, name: 'gateway-test' });
+    const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['preferred_username', 'sub'], orgClaim: 'organization' });
+    app = await buildGateway({ config, logger, nc, verifier });
+    token = await issuer.token({ sub: 'u-1', preferred_username: 'erin' });
+    base = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await vault?.stop();
+    await nc?.close();
+    await issuer?.stop();
+    await infra?.stop();
+  });
+
+  const key = (method: 'GET' | 'POST', headers: Record<string, string> = {}, payload?: string | Buffer) =>
+    send(base, { method, url: '/platform/v2.3/key', headers: { authorization: `Bearer ${token}`, ...headers }, ...(payload !== undefined ? { payload } : {}) });
+
+  test('creates and reads a key; the address matches ethers', async () => {
+    const created = await key('POST');
+    expect(created.statusCode).toBe(200);
+    const body = created.json();
+    expect(computeAddress(`0x${body.pubkey}`).toLowerCase()).toBe(`0x${body.address}`);
+    expect((await key('GET')).json()).toEqual(body);
+    const again = await key('POST');
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toMatchObject({ code: 'USER_EXISTS', message: 'User erin already exists' });
+  });
+
+  test('a body-less endpoint ignores any body of any content type, even malformed JSON', async () => {
+    for (const [type, payload] of [
+      ['application/json', '{"broken'],
+      ['application/x-www-form-urlencoded', ''],
+      ['text/plain', 'hello'],
+    ] as const) {
+      const res = await key('GET', { 'content-type': type }, payload);
+      expect(res.statusCode).toBe(200);
+    }
+  });
+
+  test('an oversized body is 413 BODY_TOO_LARGE with the JSON error body', async () => {
+    const res = await key('POST', { 'content-type': 'application/json' }, JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT * 2) }));
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.code).toBe('BODY_TOO_LARGE');
+  });
+
+  test("the client's request id is echoed and put in the error body; a bad one is replaced", async () => {
+    const res = await send(base, { method: 'GET', url: '/platform/v2.3/key', headers: { 'x-request-id': 'client-42' } });
+    expect(res.headers['x-request-id']).toBe('client-42');
+    expect(res.json().error.requestId).toBe('client-42');
+    const replaced = await send(base, { method: 'GET', url: '/platform/v2.3/key', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test('the OpenAPI document describes the key routes and the error body', async () => {
+    const doc = (await send(base, { method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.paths['/platform/v2.3/key']).toHaveProperty('post');
+    expect(doc.paths['/platform/v2.3/key']).toHaveProperty('get');
+    expect(doc.components.schemas).toHaveProperty('ErrorBody');
+    expect(doc.paths).not.toHaveProperty('/ready');
+  });
+
+  test('/ready reports each dependency', async () => {
+    const res = await send(base, { method: 'GET', url: '/ready' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true });
+  });
+
+  test('random bodies and headers at the key routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
+    const header = fc.oneof(fc.string(), fc.constantFrom('Bearer', 'Bearer ', `Bearer ${token}`, `bearer ${token}x`, 'Basic YTpi', `Bearer ${token.slice(0, -3)}abc`));
+    const contentType = fc.oneof(fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-8'), fc.string());
+    const body = fc.oneof(fc.string(), fc.json(), fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)), fc.constant(''));
+    const printable = (s: string) => s.replace(/[^\x20-\x7e]/g, '');
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'POST') as fc.Arbitrary<'GET' | 'POST'>, header, contentType, body, fc.dictionary(fc.stringMatching(/^[a-z][a-z-]{0,12}$/), fc.string()), async (method, authorization, type, payload, extra) => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(extra)) headers[name] = printable(value);
+        headers.authorization = printable(authorization);
+        headers['content-type'] = printable(type);
+        delete headers['content-length'];
+        delete headers['transfer-encoding'];
+        const res = await send(base, { method, url: '/platform/v2.3/key', headers, payload });
+        expect(res.statusCode).toBeLessThan(500);
+        if (res.statusCode >= 400) expect(res.json().error.code).toEqual(expect.any(String));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('tokens never reach the logs', async () => {
+    expect(logLines.join('')).not.toContain(token);
+    expect(logLines.join('')).not.toContain(token.split('.')[2]);
+  });
+});

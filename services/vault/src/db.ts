@@ -1,0 +1,126 @@
+// The vault's PostgreSQL schema `vault`: migrations, run at every start under
+// an advisory lock (two instances starting at once migrate one after the
+// other, the second finding nothing to do), and the queries of the key store.
+import pg from 'pg';
+import { PlatformError } from '@platform/common';
+import { resolveMasterKey, type MetaStore } from './master-key.js';
+
+/** Arbitrary but fixed: every vault instance of a database takes the same lock. */
+const MIGRATION_LOCK = 0x7661756c74; // "vault"
+
+// Append only: an applied migration is never edited, a change is a new entry.
+const MIGRATIONS: string[] = [
+  `CREATE TABLE vault.meta (
+     key text PRIMARY KEY,
+     value text NOT NULL
+   );
+   CREATE TABLE vault.users (
+     username text PRIMARY KEY CHECK (length(username) BETWEEN 1 AND 255),
+     address text NOT NULL UNIQUE CHECK (address ~ '^[0-9a-f]{40}$'),
+     pubkey text NOT NULL CHECK (pubkey ~ '^04[0-9a-f]{128}$'),
+     encrypted_key bytea NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now()
+   );
+   CREATE INDEX users_created_at ON vault.users (created_at, username);`,
+];
+
+export interface UserRow {
+  username: string;
+  address: string;
+  pubkey: string;
+  encrypted_key: Buffer;
+}
+
+export function createPool(databaseUrl: string): pg.Pool {
+  // a bounded wait for a connection, so that requests fail with 503 when the database is down instead of hanging
+  return new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, application_name: 'vault' });
+}
+
+/** Migrates the schema and resolves the master key (refusing a wrong one), atomically under the lock. */
+export async function prepareDatabase(pool: pg.Pool, options: { password: string | null; dataDir: string }): Promise<Buffer> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await migrate(client);
+    const key = await resolveMasterKey(metaStore(client), options);
+    await client.query('COMMIT');
+    return key;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+async function migrate(client: pg.PoolClient): Promise<void> {
+  await client.query('CREATE SCHEMA IF NOT EXISTS vault');
+  await client.query('CREATE TABLE IF NOT EXISTS vault.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM vault.migrations');
+  for (let version = (rows[0].version ?? 0) + 1; version <= MIGRATIONS.length; version++) {
+    await client.query(MIGRATIONS[version - 1]);
+    await client.query('INSERT INTO vault.migrations (version) VALUES ($1)', [version]);
+  }
+}
+
+function metaStore(client: pg.PoolClient): MetaStore {
+  return {
+    async get(key) {
+      const { rows } = await client.query<{ value: string }>('SELECT value FROM vault.meta WHERE key = $1', [key]);
+      return rows[0]?.value ?? null;
+    },
+    async set(key, value) {
+      await client.query('INSERT INTO vault.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
+    },
+  };
+}
+
+/** False when the user already has a key: the row of whoever inserted first stays. */
+export async function insertUser(pool: pg.Pool, row: UserRow): Promise<boolean> {
+  const result = await query(
+    pool,
+    // the conflict target is the username only: an address collision is an error, not "user exists"
+    'INSERT INTO vault.users (username, address, pubkey, encrypted_key) VALUES ($1, $2, $3, $4) ON CONFLICT (username) DO NOTHING',
+    [row.username, row.address, row.pubkey, row.encrypted_key],
+  );
+  return result.rowCount === 1;
+}
+
+export async function findUser(pool: pg.Pool, username: string): Promise<UserRow | null> {
+  const result = await query<UserRow>(pool, 'SELECT username, address, pubkey, encrypted_key FROM vault.users WHERE username = $1', [username]);
+  return result.rows[0] ?? null;
+}
+
+export async function listUsers(pool: pg.Pool, filter: { address: string | null; limit: number; offset: number }): Promise<Array<{ username: string; address: string }>> {
+  const result = await query<{ username: string; address: string }>(
+    pool,
+    // creation order, so that paging is stable while users are added
+    `SELECT username, address FROM vault.users
+      WHERE ($1::text IS NULL OR address = $1)
+      ORDER BY created_at, username
+      LIMIT $2 OFFSET $3`,
+    [filter.address, filter.limit, filter.offset],
+  );
+  return result.rows;
+}
+
+export async function ping(pool: pg.Pool): Promise<void> {
+  await query(pool, 'SELECT 1', []);
+}
+
+async function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await pool.query<R>(text, values);
+  } catch (err) {
+    throw isUnavailable(err) ? new PlatformError('UNAVAILABLE', "the vault's database is not available; try again shortly", undefined, { cause: err }) : err;
+  }
+}
+
+/** Connection failures (as opposed to a bad query): the client should retry, so 503. */
+function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(String(e?.message ?? ''));
+}

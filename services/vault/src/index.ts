@@ -1,0 +1,97 @@
+// The vault service: users' secp256k1 keys, encrypted at rest in its own
+// PostgreSQL schema; signing on their behalf over NATS; the `{vault_url}` API.
+import type { AddressInfo } from 'node:net';
+import type { Logger, NodeConfig } from '@platform/common';
+import { connectBus, serve } from '@platform/bus';
+import { createTokenVerifier } from '@platform/auth';
+import { createPool, ping, prepareDatabase } from './db.js';
+import { vaultHandlers } from './endpoints.js';
+import { createHttpServer } from './http.js';
+import { KeyStore } from './keystore.js';
+
+export { MasterKeyError } from './master-key.js';
+
+export interface VaultOptions {
+  config: NodeConfig;
+  logger: Logger;
+  natsUrl: string;
+  databaseUrl: string;
+  /** decrypted keys kept in memory; default 10 000 */
+  cacheSize?: number;
+}
+
+export interface RunningVault {
+  /** the `{vault_url}`, with the port actually bound */
+  httpUrl: string;
+  /** HTTP close, NATS service stop, NATS drain, database pool end; idempotent */
+  stop(): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+// the vault's own requests are tiny; a client's large body need not be buffered up to the node's limit
+const MAX_BODY = 64 * 1024;
+
+/**
+ * Starts one vault instance. Rejects, having released what it opened, when the
+ * database cannot be migrated, the master key is not the vault's
+ * (MasterKeyError, whose message says what to do), or the port is taken.
+ */
+export async function startVault(options: VaultOptions): Promise<RunningVault> {
+  const { config, logger } = options;
+  // the steps that undo the start, newest first, so stop() runs them in the order the brief gives
+  const undo: Array<() => Promise<unknown>> = [];
+  const pool = createPool(options.databaseUrl);
+  pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
+  undo.unshift(() => pool.end());
+  let store: KeyStore | undefined;
+  try {
+    const masterKey = await prepareDatabase(pool, { password: config.vaultPassword, dataDir: config.dataDir });
+    store = new KeyStore({ pool, masterKey, logger, ...(options.cacheSize ? { cacheSize: options.cacheSize } : {}) });
+
+    const nc = await connectBus({ url: options.natsUrl, name: 'vault', logger });
+    undo.unshift(() => nc.drain());
+    const service = await serve(nc, { name: 'vault', version: VERSION, description: "users' keys and signatures", logger }, vaultHandlers(store));
+    undo.unshift(() => service.stop());
+    // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
+    await nc.flush();
+
+    const verifier = createTokenVerifier({
+      discoveryUrl: config.oauthDiscoveryUrl ?? `http://127.0.0.1:${config.idpPort}/.well-known/openid-configuration`,
+      audience: config.oauthAudience,
+      usernameClaims: config.oauthUsernameClaims,
+      orgClaim: config.oauthOrgClaim,
+    });
+    const app = createHttpServer({ store, verifier, logger, bodyLimit: Math.min(config.bodyLimit, MAX_BODY), health: () => ping(pool) });
+    undo.unshift(() => app.close());
+    await app.listen({ host: config.host, port: config.vaultPort });
+    const httpUrl = urlOf(app.server.address() as AddressInfo);
+    logger.info({ httpUrl }, 'vault started');
+
+    let stopping: Promise<void> | undefined;
+    const keys = store;
+    return {
+      httpUrl,
+      stop: () => (stopping ??= runAll(undo, logger).then(() => keys.clear())),
+    };
+  } catch (err) {
+    await runAll(undo, logger);
+    store?.clear();
+    throw err;
+  }
+}
+
+/** Runs every step even when one fails: a failed HTTP close must not leave the pool open. */
+async function runAll(steps: Array<() => Promise<unknown>>, logger: Logger): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      logger.warn({ err }, 'a shutdown step failed');
+    }
+  }
+}
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}

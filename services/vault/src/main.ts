@@ -1,0 +1,46 @@
+// The vault as a process: configuration from the environment, an existing
+// NATS and PostgreSQL (the launcher starts embedded ones and passes their
+// URLs), and a clean stop on SIGTERM/SIGINT.
+import { ConfigError, createLogger, loadConfig, type NodeConfig } from '@platform/common';
+import { MasterKeyError, startVault } from './index.js';
+
+function fail(message: string): never {
+  process.stderr.write(`vault: ${message}\n`);
+  process.exit(1);
+}
+
+let config: NodeConfig;
+try {
+  config = loadConfig(process.env);
+} catch (err) {
+  fail(err instanceof ConfigError ? err.message : String(err));
+}
+if (config.natsUrl === null) fail('NATS_URL is required: the URL of the NATS server the vault answers on');
+if (config.databaseUrl === null) fail('DATABASE_URL is required: the URL of the PostgreSQL database holding the vault schema');
+
+const logger = createLogger('vault', config.logLevel);
+let vault: Awaited<ReturnType<typeof startVault>>;
+try {
+  vault = await startVault({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl });
+} catch (err) {
+  if (err instanceof MasterKeyError) fail(err.message);
+  logger.fatal({ err }, 'the vault could not start');
+  fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    // a second signal while stopping means "now"
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    vault.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  });
+}
