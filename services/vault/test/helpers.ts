@@ -1,48 +1,10 @@
-// Test fixtures of the vault: real NATS and PostgreSQL, a minimal OpenID
-// issuer (discovery + JWKS, ES256, built from jose and node:http only), and a
-// log destination that keeps every line for inspection.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Test fixtures of the vault: real NATS and PostgreSQL, and a log destination
+// that keeps every line for inspection. Tokens come from the minimal OpenID
+// issuer of `@platform/auth/testing`.
 import { join } from 'node:path';
-import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { createLogger, loadConfig, type Logger, type NodeConfig } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startVault, type RunningVault } from '../src/index.js';
-
-export interface Issuer {
-  discoveryUrl: string;
-  token(claims: JWTPayload, options?: { expiresIn?: string | number }): Promise<string>;
-  stop(): Promise<void>;
-}
-
-export async function startIssuer(): Promise<Issuer> {
-  const { publicKey, privateKey } = await generateKeyPair('ES256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'vault-test', alg: 'ES256', use: 'sig' };
-  let issuer = '';
-  const server = createServer((req, res) => {
-    const body =
-      req.url === '/.well-known/openid-configuration' ? { issuer, jwks_uri: `${issuer}/jwks` } : req.url === '/jwks' ? { keys: [jwk] } : null;
-    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body ?? {}));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    discoveryUrl: `${issuer}/.well-known/openid-configuration`,
-    token: (claims, options = {}) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'ES256', kid: 'vault-test' })
-        .setIssuer(issuer)
-        .setIssuedAt()
-        .setExpirationTime(options.expiresIn ?? '1h')
-        .sign(privateKey),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** A logger whose JSON lines are kept in `lines`. */
 export function capturingLogger(level = 'debug'): { logger: Logger; lines: string[] } {

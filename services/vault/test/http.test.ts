@@ -1,6 +1,7 @@
 // The `{vault_url}` HTTP API with tokens of a real (test) OpenID issuer.
 import { computeAddress, SigningKey } from 'ethers';
-import { startIssuer, vaultFixture, type Issuer, type VaultFixture } from './helpers.js';
+import { startTestIssuer as startIssuer, type TestIssuer as Issuer } from '@platform/auth/testing';
+import { vaultFixture, type VaultFixture } from './helpers.js';
 
 describe('vault - HTTP API', () => {
   let fixture: VaultFixture;
