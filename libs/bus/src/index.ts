@@ -10,4 +10,21 @@ export { STREAMS } from './streams.js';
 export type { DurableSpec, StreamSpec } from './jetstream.js';
 export { VAULT } from './contracts/vault.js';
 export type { KeyRecord, SignRequest, SignatureRecord, UsersRequest, UserRecord } from './contracts/vault.js';
-export type { NatsConnection } from '@nats-io/nats-core';
+export { TX } from './contracts/tx.js';
+export type {
+  ContractPayload,
+  FillRequest,
+  FunctionPayload,
+  IntegerInput,
+  NonceRecord,
+  NonceRequest,
+  RawTransactionBody,
+  ResultsRequest,
+  SubmitItem,
+  SubmitRawRequest,
+  SubmitRequest,
+  TransferPayload,
+  TxDoneNotice,
+  TxParamsInput,
+} from './contracts/tx.js';
+export type { NatsConnection, Subscription } from '@nats-io/nats-core';

@@ -23,6 +23,8 @@ export interface DurableSpec {
   filterSubject?: string;
   /** how long a delivered message may stay unacknowledged before redelivery; default 30 s */
   ackWaitMs?: number;
+  /** most messages delivered and not yet acknowledged; the server's default (1000) caps a batch consumer */
+  maxAckPending?: number;
 }
 
 /** A durable pull consumer acknowledging each message explicitly, from the first message of the stream. */
@@ -33,6 +35,7 @@ export async function ensureDurableConsumer(jsm: JetStreamManager, spec: Durable
     deliver_policy: DeliverPolicy.All,
     ack_wait: (spec.ackWaitMs ?? 30_000) * 1_000_000,
     ...(spec.filterSubject ? { filter_subject: spec.filterSubject } : {}),
+    ...(spec.maxAckPending ? { max_ack_pending: spec.maxAckPending } : {}),
   };
   try {
     await jsm.consumers.info(spec.stream, spec.durable);

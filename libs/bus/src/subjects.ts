@@ -20,6 +20,8 @@ export const SUBJECTS = {
     admitted: (chainId: ChainId) => `tx.admitted.${chainToken(chainId)}`,
     /** core NATS: a transaction reached a final status */
     done: (hash: string) => `tx.done.${hash}`,
+    /** every completion notice: the gateway's one subscription for `resolve=true` */
+    anyDone: 'tx.done.*',
   },
   block: {
     /** JetStream: the ordered blocks of a chain */

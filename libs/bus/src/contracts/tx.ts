@@ -1,0 +1,140 @@
+// The transaction service's endpoints (services/transaction). The gateway
+// authenticates and passes the token's user; the service validates every
+// field itself (the bus is a trust boundary for shape, not for identity), and
+// names a bad field by its path in the HTTP body (`txs[2].payload.method`,
+// `nonce`, ...). Results are the spec's transaction result objects.
+import type { TxResult } from '@platform/common';
+import { defineEndpoint } from '../rpc.js';
+import { SERVICE_NAMES, SUBJECTS } from '../subjects.js';
+
+/** Integers: JSON numbers, or decimal strings when beyond 2^53 (the gateway parses losslessly). */
+export type IntegerInput = number | string;
+
+export interface TxParamsInput {
+  gasLimit?: IntegerInput;
+  gasPrice?: IntegerInput;
+}
+
+/** Fields every payload may carry. `chainid` must agree with the request's `chainId` when both are given. */
+interface PayloadCommon {
+  value?: IntegerInput;
+  txParams?: TxParamsInput;
+  chainid?: string | null;
+  /** `VM` (`EVM` by default, or `SolidVM`), `history`, `noindex`, ...: strings */
+  metadata?: Record<string, string>;
+}
+
+export interface ContractPayload extends PayloadCommon {
+  /** the contract to create: the spec's `contract`; `contractName` is accepted too */
+  contract?: string;
+  contractName?: string;
+  /** one source, or `{fileName: source}` */
+  src: string | Record<string, string>;
+  /** constructor arguments by parameter name (or positional) */
+  args?: Record<string, unknown> | unknown[];
+}
+
+export interface FunctionPayload extends PayloadCommon {
+  contractName?: string;
+  contractAddress: string;
+  method: string;
+  args?: Record<string, unknown> | unknown[];
+}
+
+export interface TransferPayload extends PayloadCommon {
+  toAddress: string;
+  value: IntegerInput;
+}
+
+export type SubmitItem =
+  | { type: 'CONTRACT'; payload: ContractPayload }
+  | { type: 'FUNCTION'; payload: FunctionPayload }
+  | { type: 'TRANSFER'; payload: TransferPayload };
+
+export interface SubmitRequest {
+  username: string;
+  /** the token's organization claim, for identity built-ins; null when it has none */
+  organization: string | null;
+  /** the `chainid` query parameter; null when absent (a payload's `chainid` may name the chain) */
+  chainId: string | null;
+  /** the body's `txParams`: the default of every item */
+  txParams?: TxParamsInput;
+  /** the body's `txs`, in order */
+  transactions: SubmitItem[];
+  /** the `Idempotency-Key` header: a retry with the same key answers the first attempt's hashes */
+  idempotencyKey?: string;
+}
+
+/** The spec's "Raw (self-signed) transaction body". Hex with or without 0x. */
+export interface RawTransactionBody {
+  nonce: IntegerInput;
+  gasPrice: IntegerInput;
+  gasLimit: IntegerInput;
+  /** null or omitted for a creation */
+  to?: string | null;
+  value: IntegerInput;
+  chainId?: string | null;
+  initOrData: string;
+  address?: string;
+  r: string;
+  s: string;
+  /** 27 or 28; optional when `address` is given */
+  v?: IntegerInput;
+  metadata?: Record<string, string>;
+}
+
+export interface SubmitRawRequest {
+  username: string;
+  organization: string | null;
+  /** the `chainid` query parameter; must agree with the body's `chainId` when both are given */
+  chainId: string | null;
+  transaction: RawTransactionBody;
+  /** accepted and not needed: a raw transaction is idempotent by its hash (the same one again answers its result) */
+  idempotencyKey?: string;
+}
+
+export interface ResultsRequest {
+  /** 64 hex each, 0x optional */
+  hashes: string[];
+  /** the asking user: reserved for private-chain visibility (issue "Private chains"); not checked yet */
+  username?: string;
+}
+
+export interface FillRequest {
+  username: string;
+  /** the account to credit: 40 hex, 0x optional */
+  address: string;
+}
+
+export interface NonceRequest {
+  address: string;
+  /** '' or absent for the main chain */
+  chainId?: string | null;
+}
+
+export interface NonceRecord {
+  address: string;
+  chainId: string;
+  /** the nonce the account's next transaction must carry (counts its pending transactions) */
+  nextNonce: number;
+}
+
+/**
+ * `tx.done.<hash>` (core NATS, published after the result is stored): the
+ * final TxResult. Subscribe first, then read the results once, so that a
+ * completion that raced ahead is not missed (ARCHITECTURE.md step 5).
+ */
+export type TxDoneNotice = TxResult;
+
+export const TX = {
+  /** vault-signed transactions → the Pending results in request order. USER_NOT_FOUND, NONCE_LIMIT, VALIDATION_FAILED, BAD_HEX, CONFLICT (key reused for another request) */
+  submit: defineEndpoint<SubmitRequest, TxResult[]>(SERVICE_NAMES.tx, 'submit', SUBJECTS.tx.submit),
+  /** one self-signed transaction → its Pending result (data null). VALIDATION_FAILED/BAD_HEX name the field; UNPROCESSABLE for a wrong nonce (details.expected) or signer; NONCE_LIMIT */
+  submitRaw: defineEndpoint<SubmitRawRequest, TxResult>(SERVICE_NAMES.tx, 'submit-raw', 'tx.submit.raw'),
+  /** results in the order asked; NOT_FOUND (404) with details.unknown when any hash is unknown */
+  results: defineEndpoint<ResultsRequest, TxResult[]>(SERVICE_NAMES.tx, 'results', 'tx.results'),
+  /** the faucet: with gas disabled the spec's zero-hash Success, with gas enabled the Pending transfer of 2000 tokens */
+  fill: defineEndpoint<FillRequest, TxResult>(SERVICE_NAMES.tx, 'fill', 'tx.fill'),
+  /** the next nonce of an account on a chain, pending transactions included (for the account lookup and raw clients) */
+  nonce: defineEndpoint<NonceRequest, NonceRecord>(SERVICE_NAMES.tx, 'nonce', 'tx.nonce'),
+} as const;

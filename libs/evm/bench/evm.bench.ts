@@ -1,0 +1,97 @@
+// @platform/evm: token-transfer calls per second through callContract (JSON
+// arguments encoded by the ABI, the EVM over a WorldState, results, events and
+// state changes decoded), the same with raw calldata, and compilation: a cold
+// solc run against a cache hit.
+import type { ExecutionContext } from '@platform/common';
+import { MemoryWorldState } from '@platform/solidvm';
+import { callContract, clearCompileCache, compileCacheStats, compileSolidity, createContract, selectorOf } from '../src/index.js';
+
+const SRC = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract Token {
+  mapping(address => uint) public balances;
+  uint public total;
+  event Transfer(address indexed from, address indexed to, uint amount);
+  constructor(uint supply) { balances[msg.sender] = supply; total = supply; }
+  function transfer(address to, uint amount) public returns (bool) {
+    require(balances[msg.sender] >= amount, "insufficient balance");
+    balances[msg.sender] -= amount;
+    balances[to] += amount;
+    emit Transfer(msg.sender, to, amount);
+    return true;
+  }
+}`;
+
+const ALICE = 'a11ce00000000000000000000000000000000001';
+const BOB = 'b0b0000000000000000000000000000000000002';
+
+function ctx(gasEnabled: boolean): ExecutionContext {
+  return {
+    chainId: '',
+    block: { number: 1, timestamp: 1_700_000_000, coinbase: '00'.repeat(20) },
+    tx: { hash: '00'.repeat(32), origin: ALICE, gasPrice: 1n, gasLimit: 1_000_000n, value: 0n },
+    identity: null,
+    protocol: { stepLimit: 10_000_000, gasTableVersion: 1 },
+    gasEnabled,
+  };
+}
+
+async function rate(seconds: number, fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 1000; i++) await fn(); // warm up: the EVM's code paths get compiled
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  let n = 0;
+  while (performance.now() < end) {
+    for (let i = 0; i < 50; i++) await fn();
+    n += 50;
+  }
+  return n / ((performance.now() - start) / 1000);
+}
+
+export async function run(): Promise<Array<{ name: string; value: number; unit: string }>> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? '2');
+
+  const state = new MemoryWorldState();
+  const created = await createContract(state, ctx(false), { creator: ALICE, src: SRC, contractName: 'Token', args: { supply: '1000000000000' } });
+  if (!created.ok) throw new Error(created.message);
+  const address = created.address!;
+  const args = { to: BOB, amount: 1 };
+  const byName = await rate(seconds, async () => {
+    const r = await callContract(state, ctx(false), { caller: ALICE, address, method: 'transfer', args });
+    if (!r.ok) throw new Error(r.message);
+  });
+  const metered = await rate(seconds, async () => {
+    const r = await callContract(state, ctx(true), { caller: ALICE, address, method: 'transfer', args });
+    if (!r.ok) throw new Error(r.message);
+  });
+  const data = selectorOf({ name: 'transfer', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }] }) + BOB.padStart(64, '0') + '1'.padStart(64, '0');
+  const raw = await rate(seconds, async () => {
+    const r = await callContract(state, ctx(false), { caller: ALICE, address, data });
+    if (!r.ok) throw new Error(r.message);
+  });
+
+  // compilation last, its garbage after the calls; solc is loaded by now (by
+  // the creation above), so a miss measures a compile, not the load
+  clearCompileCache();
+  let t = performance.now();
+  compileSolidity(SRC);
+  const cold = performance.now() - t;
+  const hits = 1000;
+  t = performance.now();
+  for (let i = 0; i < hits; i++) compileSolidity(SRC);
+  const hitRate = hits / ((performance.now() - t) / 1000);
+  if (compileCacheStats().hits < hits) throw new Error('the compile cache missed');
+
+  return [
+    { name: 'evm token transfer (method + JSON args)', value: Math.round(byName), unit: 'calls/s' },
+    { name: 'evm token transfer (gas enabled)', value: Math.round(metered), unit: 'calls/s' },
+    { name: 'evm token transfer (raw calldata)', value: Math.round(raw), unit: 'calls/s' },
+    { name: 'solc compile, cache miss', value: Math.round(cold), unit: 'ms' },
+    { name: 'solc compile, cache hit', value: Math.round(hitRate), unit: 'compiles/s' },
+  ];
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}`;
+if (isMain) {
+  run().then((rows) => console.table(rows));
+}

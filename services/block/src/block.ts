@@ -1,0 +1,83 @@
+// Blocks as bytes: the header's RLP (whose Keccak-256 is the block hash), the
+// transaction leaves behind transactionsRoot, and the proposer's signature.
+import type { Block, BlockHeader, Hash, Transaction } from '@platform/common';
+import { bytesToHex, hexToBytes, keccak256, recoverAddress, rlpEncode, sign, type KeyPair, type RlpInput } from '@platform/crypto';
+import { trieRootOf } from './state/trie-root.js';
+
+const utf8 = new TextEncoder();
+export const ZERO_HASH = '0'.repeat(64);
+export const ZERO_ADDRESS = '0'.repeat(40);
+
+/** RLP `[chainId, number, parentHash, timestamp, transactionsRoot, stateRoot, proposer]`; the main chain's ID is the empty string. */
+export function headerRlp(h: BlockHeader): Uint8Array {
+  return rlpEncode([
+    hexToBytes(h.chainId),
+    h.number,
+    hexToBytes(h.parentHash),
+    h.timestamp,
+    hexToBytes(h.transactionsRoot),
+    hexToBytes(h.stateRoot),
+    hexToBytes(h.proposer),
+  ]);
+}
+
+export function blockHash(h: BlockHeader): Hash {
+  return bytesToHex(keccak256(headerRlp(h)));
+}
+
+/**
+ * Everything of a transaction that execution depends on, as RLP: the signed
+ * fields, the signature, the metadata (sorted by key) and what admission
+ * derived (sender, submitter). `admittedAt` is left out: it is not consensus data.
+ */
+export function transactionLeaf(tx: Transaction): Uint8Array {
+  const metadata: RlpInput[] = Object.keys(tx.metadata)
+    .sort()
+    .map((k) => [utf8.encode(k), utf8.encode(tx.metadata[k])]);
+  const submitter: RlpInput[] = tx.submitter ? [utf8.encode(tx.submitter.username), utf8.encode(tx.submitter.organization ?? '')] : [];
+  return rlpEncode([
+    hexToBytes(tx.hash),
+    hexToBytes(tx.chainId),
+    hexToBytes(tx.from),
+    tx.nonce,
+    BigInt(tx.gasPrice),
+    BigInt(tx.gasLimit),
+    BigInt(tx.value),
+    tx.to === null ? new Uint8Array(0) : hexToBytes(tx.to),
+    hexToBytes(tx.initOrData),
+    metadata,
+    hexToBytes(tx.r),
+    hexToBytes(tx.s),
+    tx.v,
+    utf8.encode(tx.signingForm),
+    utf8.encode(tx.origin),
+    submitter,
+  ]);
+}
+
+/** Ethereum's transaction trie: keys RLP(index), values the transaction leaves. */
+export function transactionsRoot(txs: Transaction[]): Hash {
+  return bytesToHex(trieRootOf(txs.map((tx, i) => [rlpEncode(i), transactionLeaf(tx)])));
+}
+
+export function signBlock(header: BlockHeader, transactions: Transaction[], key: KeyPair): Block {
+  const hash = blockHash(header);
+  const sig = sign(hexToBytes(hash), key.privateKey);
+  return { hash, header, transactions, signature: { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v } };
+}
+
+/** Why a block's hash or signature is wrong, or null when both are right. */
+export function blockIntegrityError(block: Block): string | null {
+  const expected = blockHash(block.header);
+  if (block.hash !== expected) return `its hash ${block.hash} is not the hash of its header (${expected})`;
+  if (!block.signature) return 'it carries no proposer signature';
+  const { r, s, v } = block.signature;
+  let signer: string;
+  try {
+    signer = recoverAddress(hexToBytes(block.hash), hexToBytes(r), hexToBytes(s), (v - 27) as 0 | 1);
+  } catch {
+    return 'its signature does not recover';
+  }
+  if (signer !== block.header.proposer) return `it is signed by ${signer}, not by its proposer ${block.header.proposer}`;
+  return null;
+}

@@ -1,0 +1,447 @@
+// One chain on this node: the proposer and the applier, as one serial loop
+// over one store, so a block is never applied twice or half.
+//
+// - Admitted transactions arrive from a durable pull consumer on
+//   `tx.admitted.<chain>` into the mempool; they are acknowledged only once
+//   a block holding them is appended and applied here.
+// - Blocks arrive from an ordered consumer on `block.<chain>`, starting after
+//   the last applied one. Blocks this node proposed are already applied when
+//   they come back and are skipped; others are re-executed and their state
+//   root checked.
+// - The proposer executes a block on an overlay and appends it with the
+//   stream's expected last subject sequence. If the append wins, the overlay
+//   is committed as this node's application (no second execution); if it
+//   loses, the overlay is dropped and the winner is applied from the stream.
+// - After applying, the block's ExecResult (written to the store's outbox in
+//   the same lmdb transaction) is published to `exec.<chain>` with msgID
+//   `<chain>:<height>`; on start, whatever is still in the outbox is published.
+import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { JetStreamApiError } from '@nats-io/jetstream';
+import type { Block, BlockHeader, ChainId, ExecResult, Genesis, Logger, Receipt, Transaction } from '@platform/common';
+import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer } from '@platform/bus';
+import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
+import { blockHash, blockIntegrityError, signBlock, transactionsRoot } from '../block.js';
+import { executeBlock, type BlockEnv } from '../exec/execute.js';
+import type { VmExecutors } from '../exec/vm.js';
+import { applyGenesisState, genesisHash, genesisHeader } from '../genesis.js';
+import type { BlockSettings } from '../settings.js';
+import { Overlay } from '../state/overlay.js';
+import { EMPTY_ROOT, computeStateRoot, type RootResult } from '../state/root.js';
+import type { ChainStore, Head } from '../state/store.js';
+import { Mempool } from './mempool.js';
+import { transactionShapeError } from './tx-shape.js';
+
+/** Points where tests stop the service on purpose; an error thrown by a hook halts the chain like a crash there. */
+export interface BlockHooks {
+  beforeAppend?(block: Block): Promise<void>;
+  afterAppend?(block: Block): Promise<void>;
+  afterApply?(block: Block): Promise<void>;
+}
+
+/** The chain cannot go on safely (a block that does not verify, a test's crash): the loop stops. */
+export class ChainHalted extends Error {
+  override readonly name = 'ChainHalted';
+}
+
+export interface ChainWorkerOptions {
+  genesis: Genesis;
+  store: ChainStore;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  key: KeyPair;
+  settings: BlockSettings;
+  gasEnabled: boolean;
+  executors: VmExecutors;
+  logger: Logger;
+  /** the admitted-transaction consumer's durable name */
+  durable: string;
+  /** the server's largest message, which bounds a block's size */
+  maxPayload: number;
+  hooks?: BlockHooks;
+}
+
+const APPEND_ATTEMPTS = 5;
+const RETRY_MS = 500;
+const WRONG_LAST_SEQUENCE = 10071;
+
+interface Stoppable {
+  stop(): unknown;
+}
+
+export class ChainWorker {
+  readonly chainId: ChainId;
+  private readonly token: string;
+  private readonly log: Logger;
+  private readonly mempool = new Mempool<JsMsg>();
+  /** blocks from the stream, not yet looked at */
+  private readonly incoming: Array<{ block: Block; seq: number }> = [];
+  private head!: Head;
+  /** the highest block sequence known on `block.<chain>` */
+  private streamHead = 0;
+  private publishedHeight = -1;
+  private lastCut = 0;
+  private stopped = false;
+  private halted: ChainHalted | null = null;
+  private pendingWake = false;
+  private wakeUp: (() => void) | null = null;
+  private readonly subscriptions: Stoppable[] = [];
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly o: ChainWorkerOptions) {
+    this.chainId = o.genesis.chainId;
+    this.token = chainToken(this.chainId);
+    this.log = o.logger.child({ chain: this.token });
+  }
+
+  /** The last applied block. */
+  get applied(): Head {
+    return this.head;
+  }
+
+  get haltedBy(): Error | null {
+    return this.halted;
+  }
+
+  async start(): Promise<void> {
+    const { store, genesis } = this.o;
+    const gHash = genesisHash(genesis);
+    if (!store.head()) await this.applyGenesis(gHash);
+    else if (store.genesisHash() !== gHash) {
+      throw new Error(`the block store of chain ${this.token} was built from another genesis than the one given: remove it or start with its genesis`);
+    }
+    this.head = store.head()!;
+    this.publishedHeight = store.publishedHeight();
+    await this.skipAlreadyPublished();
+    this.streamHead = await this.lastBlockSeq();
+    if (this.streamHead < this.head.seq) {
+      throw new Error(
+        `block ${this.head.header.number} of chain ${this.token} was applied from stream sequence ${this.head.seq}, but the BLOCKS stream ends at ${this.streamHead}: this store belongs to another stream`,
+      );
+    }
+    await this.consumeBlocks();
+    await this.consumeAdmitted();
+    this.log.info({ height: this.head.header.number, hash: this.head.hash, streamHead: this.streamHead }, 'chain started');
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const s of this.subscriptions.splice(0)) await Promise.resolve(s.stop()).catch(() => {});
+    this.wake();
+    await this.loop;
+  }
+
+  // --- the loop ---------------------------------------------------------------
+
+  private wake(): void {
+    this.pendingWake = true;
+    const w = this.wakeUp;
+    this.wakeUp = null;
+    w?.();
+  }
+
+  /** Waits for a new transaction or block, or `ms`. */
+  private async idle(ms?: number): Promise<void> {
+    if (this.pendingWake || this.stopped) {
+      this.pendingWake = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = ms === undefined ? null : setTimeout(resolve, Math.max(0, ms));
+      this.wakeUp = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wakeUp = null;
+    this.pendingWake = false;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.step();
+      } catch (err) {
+        if (err instanceof ChainHalted) {
+          this.halted = err;
+          this.log.fatal({ err }, 'chain halted');
+          return;
+        }
+        if (this.stopped) return;
+        this.log.error({ err }, 'block loop failed; retrying');
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+        // an append whose outcome is unknown may have landed: look again where the stream ends
+        this.streamHead = Math.max(this.streamHead, await this.lastBlockSeq().catch(() => this.streamHead));
+      }
+    }
+  }
+
+  private async step(): Promise<void> {
+    if (this.publishedHeight < this.head.header.number) await this.publishOutbox();
+    if (await this.applyIncoming()) return;
+    // behind the stream: the blocks are on their way; proposing now would lose anyway
+    if (this.head.seq < this.streamHead) return this.idle(1_000);
+    if (this.mempool.size === 0) return this.idle();
+    const { maxTxs, maxWaitMs, nonceGapMs } = this.o.settings;
+    const now = Date.now();
+    // an idle chain cuts at once; a busy one gathers for maxWaitMs after its last cut
+    const gathering = now - this.lastCut;
+    if (gathering < maxWaitMs && this.mempool.size < maxTxs) return this.idle(maxWaitMs - gathering);
+    const selection = this.mempool.select((a) => this.o.store.getAccount(a)?.nonce ?? 0n, {
+      maxTxs,
+      maxBytes: Math.max(64 * 1024, Math.floor(this.o.maxPayload * 0.9) - 64 * 1024),
+      gapMs: nonceGapMs,
+      now,
+    });
+    if (selection.chosen.length === 0) return this.idle(selection.nextDeadline === null ? undefined : selection.nextDeadline - now);
+    this.lastCut = now;
+    await this.propose(selection.chosen.map((w) => w.tx));
+  }
+
+  // --- proposing ------------------------------------------------------------------
+
+  private env(header: Pick<BlockHeader, 'number' | 'timestamp'>): BlockEnv {
+    return {
+      chainId: this.chainId,
+      number: header.number,
+      timestamp: header.timestamp,
+      protocol: this.o.genesis.protocol,
+      gasEnabled: this.o.gasEnabled,
+      executors: this.o.executors,
+      isExecuted: (h) => this.o.store.isExecuted(h),
+    };
+  }
+
+  private async propose(txs: Transaction[]): Promise<void> {
+    const parent = this.head;
+    const number = parent.header.number + 1;
+    const timestamp = Math.max(parent.header.timestamp, Math.floor(Date.now() / 1000));
+    const overlay = new Overlay(this.o.store, this.chainId);
+    const { receipts, executed } = await executeBlock(overlay, txs, this.env({ number, timestamp }));
+    const root = await this.stateRoot(overlay, parent);
+    const header: BlockHeader = {
+      chainId: this.chainId,
+      number,
+      parentHash: parent.hash,
+      timestamp,
+      transactionsRoot: transactionsRoot(txs),
+      stateRoot: bytesToHex(root.root),
+      proposer: this.o.key.address,
+    };
+    const block = signBlock(header, txs, this.o.key);
+    await this.hook('beforeAppend', block);
+    const seq = await this.append(block, parent.seq);
+    if (seq === null) {
+      // lost the race: the overlay is dropped, the winner comes from the stream
+      this.log.info({ height: number }, 'another proposer appended this height first; applying its block');
+      this.streamHead = Math.max(this.streamHead, parent.seq + 1, await this.lastBlockSeq());
+      return;
+    }
+    await this.hook('afterAppend', block);
+    await this.commit(block, seq, overlay, root, receipts, executed);
+  }
+
+  /** Appends the block after `expectedSeq`; its sequence, or null when another block got there first. */
+  private async append(block: Block, expectedSeq: number): Promise<number | null> {
+    const data = encodeJson(block);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // msgID = block hash: a retry of this very block is answered as a duplicate with its sequence
+        const ack = await this.o.js.publish(SUBJECTS.block.ordered(this.chainId), data, {
+          msgID: block.hash,
+          expect: { lastSubjectSequence: expectedSeq },
+        });
+        return ack.seq;
+      } catch (err) {
+        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) return null;
+        if (attempt >= APPEND_ATTEMPTS || this.stopped) throw err;
+        this.log.warn({ err, attempt, height: block.header.number }, 'block append failed; retrying');
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  }
+
+  private async hook(name: keyof BlockHooks, block: Block): Promise<void> {
+    const hook = this.o.hooks?.[name];
+    if (!hook) return;
+    try {
+      await hook(block);
+    } catch (err) {
+      throw new ChainHalted(`${name} hook: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  private stateRoot(overlay: Overlay, parent: Head): Promise<RootResult> {
+    return computeStateRoot(this.o.store, hexToBytes(parent.header.stateRoot), overlay.changes(), (a) => overlay.getAccount(a));
+  }
+
+  // --- applying -----------------------------------------------------------------
+
+  /** Records the block as applied, acknowledges its transactions, publishes its results. */
+  private async commit(block: Block, seq: number, overlay: Overlay, root: RootResult, receipts: Receipt[], executed: string[]): Promise<void> {
+    const exec: ExecResult = {
+      chainId: this.chainId,
+      block: { number: block.header.number, hash: block.hash, timestamp: block.header.timestamp, parentHash: block.header.parentHash, stateRoot: block.header.stateRoot },
+      receipts,
+    };
+    const head: Head = { header: block.header, hash: block.hash, seq };
+    this.o.store.applyBlock({ head, changes: overlay.changes(), trieNodes: root.trieNodes, storageRoots: root.storageRoots, executedHashes: executed, exec });
+    this.head = head;
+    await this.hook('afterApply', block);
+    await this.publishOutbox();
+    for (const tx of block.transactions) this.mempool.take(tx.hash)?.msg.ack();
+  }
+
+  /** Applies the blocks the stream delivered; true if one was applied. */
+  private async applyIncoming(): Promise<boolean> {
+    let applied = false;
+    while (this.incoming.length > 0 && !this.stopped) {
+      const { block, seq } = this.incoming.shift()!;
+      if (seq <= this.head.seq) continue; // proposed here, or delivered again
+      if (block.header.number <= this.head.header.number) {
+        this.log.warn({ seq, height: block.header.number }, 'the stream holds a second block at an applied height; ignored');
+        continue;
+      }
+      await this.applyForeign(block, seq);
+      applied = true;
+    }
+    return applied;
+  }
+
+  /** A block this node did not propose (or proposed and crashed before applying): re-execute and verify. */
+  private async applyForeign(block: Block, seq: number): Promise<void> {
+    const parent = this.head;
+    const h = block.header;
+    const refuse = (why: string) => new ChainHalted(`block ${h?.number} at stream sequence ${seq} cannot be applied: ${why}`);
+    if (!h || typeof h !== 'object') throw refuse('it is not a block');
+    if (h.chainId !== this.chainId) throw refuse('it belongs to another chain');
+    if (h.number !== parent.header.number + 1) throw refuse(`the last applied block is ${parent.header.number}`);
+    if (h.parentHash !== parent.hash) throw refuse(`its parent hash is ${h.parentHash}, the applied block ${parent.header.number} is ${parent.hash}`);
+    if (h.timestamp < parent.header.timestamp) throw refuse('its timestamp is before its parent');
+    const integrity = blockIntegrityError(block);
+    if (integrity) throw refuse(integrity);
+    for (const tx of block.transactions) {
+      const why = transactionShapeError(tx, this.chainId);
+      if (why) throw refuse(`transaction ${tx?.hash}: ${why}`);
+    }
+    const txRoot = transactionsRoot(block.transactions);
+    if (txRoot !== h.transactionsRoot) throw refuse(`its transactions root is ${txRoot}, its header says ${h.transactionsRoot}`);
+    const overlay = new Overlay(this.o.store, this.chainId);
+    const { receipts, executed } = await executeBlock(overlay, block.transactions, this.env(h));
+    const root = await this.stateRoot(overlay, parent);
+    const stateRoot = bytesToHex(root.root);
+    if (stateRoot !== h.stateRoot) throw refuse(`executing it here gives state root ${stateRoot}, its header says ${h.stateRoot}`);
+    await this.commit(block, seq, overlay, root, receipts, executed);
+    this.log.debug({ height: h.number, txs: block.transactions.length }, 'applied a block from the stream');
+  }
+
+  private async applyGenesis(gHash: string): Promise<void> {
+    const { genesis, store } = this.o;
+    const overlay = new Overlay(store, this.chainId);
+    const receipts = applyGenesisState(overlay, genesis);
+    const root = await computeStateRoot(store, EMPTY_ROOT, overlay.changes(), (a) => overlay.getAccount(a));
+    const header = genesisHeader(genesis, bytesToHex(root.root));
+    const hash = blockHash(header);
+    const exec: ExecResult = { chainId: this.chainId, block: { number: 0, hash, timestamp: header.timestamp, parentHash: header.parentHash, stateRoot: header.stateRoot }, receipts };
+    store.applyBlock(
+      { head: { header, hash, seq: 0 }, changes: overlay.changes(), trieNodes: root.trieNodes, storageRoots: root.storageRoots, executedHashes: [], exec },
+      gHash,
+    );
+    this.log.info({ hash, stateRoot: header.stateRoot }, 'block 0 applied from the genesis');
+  }
+
+  // --- publishing ------------------------------------------------------------------
+
+  private async publishOutbox(): Promise<void> {
+    for (const { height, json } of this.o.store.unpublished()) {
+      await this.o.js.publish(SUBJECTS.exec.results(this.chainId), json, { msgID: `${this.token}:${height}` });
+      this.publishedHeight = Math.max(this.publishedHeight, height);
+      this.o.store.markPublished(height).catch((err: unknown) => this.log.warn({ err, height }, 'could not record a publication'));
+    }
+  }
+
+  /** After a crash between publishing and recording it, the stream already has the result: do not publish it again. */
+  private async skipAlreadyPublished(): Promise<void> {
+    const last = await this.o.jsm.streams.getMessage(STREAMS.exec.name, { last_by_subj: SUBJECTS.exec.results(this.chainId) }).catch(() => null);
+    if (!last) return;
+    const height = (decodeJson<ExecResult>(last.data)).block.number;
+    if (height > this.publishedHeight && height <= this.head.header.number) {
+      await this.o.store.markPublished(height);
+      this.publishedHeight = height;
+    }
+  }
+
+  // --- the two consumers -------------------------------------------------------------
+
+  private async lastBlockSeq(): Promise<number> {
+    const last = await this.o.jsm.streams.getMessage(STREAMS.blocks.name, { last_by_subj: SUBJECTS.block.ordered(this.chainId) });
+    return last?.seq ?? 0;
+  }
+
+  private async consumeBlocks(): Promise<void> {
+    const consumer = await this.o.js.consumers.get(STREAMS.blocks.name, {
+      filter_subjects: SUBJECTS.block.ordered(this.chainId),
+      opt_start_seq: this.head.seq + 1,
+    });
+    const messages = await consumer.consume();
+    this.subscriptions.push(messages);
+    void (async () => {
+      for await (const m of messages) {
+        let block: Block;
+        try {
+          block = m.json<Block>();
+        } catch {
+          // applying it will refuse it, and halt the chain: the ordering cannot skip a block
+          block = {} as Block;
+        }
+        this.incoming.push({ block, seq: m.seq });
+        this.streamHead = Math.max(this.streamHead, m.seq);
+        this.wake();
+      }
+    })().catch((err: unknown) => this.log.error({ err }, 'the block consumer stopped'));
+  }
+
+  private async consumeAdmitted(): Promise<void> {
+    const { jsm, js, durable, settings } = this.o;
+    await ensureDurableConsumer(jsm, {
+      stream: STREAMS.tx.name,
+      durable,
+      filterSubject: SUBJECTS.tx.admitted(this.chainId),
+      // a transaction held for a nonce gap must not be redelivered meanwhile
+      ackWaitMs: Math.max(30_000, 2 * settings.nonceGapMs),
+      // the server's default of 1000 unacknowledged messages would cap the
+      // mempool at two blocks: the pipeline would stall on acknowledgement round trips
+      maxAckPending: Math.max(1_000, 8 * settings.maxTxs),
+    });
+    const consumer = await js.consumers.get(STREAMS.tx.name, durable);
+    const messages = await consumer.consume({ max_messages: Math.max(1_000, 2 * settings.maxTxs) });
+    this.subscriptions.push(messages);
+    void (async () => {
+      for await (const m of messages) this.admit(m);
+    })().catch((err: unknown) => this.log.error({ err }, 'the admitted-transaction consumer stopped'));
+  }
+
+  private admit(m: JsMsg): void {
+    let tx: Transaction;
+    try {
+      tx = m.json<Transaction>();
+    } catch {
+      this.log.error({ seq: m.seq }, 'an admitted message is not JSON; dropped');
+      m.term();
+      return;
+    }
+    const why = transactionShapeError(tx, this.chainId);
+    if (why) {
+      this.log.error({ seq: m.seq, hash: (tx as { hash?: unknown })?.hash, why }, 'an admitted message is not a transaction of this chain; dropped');
+      m.term();
+      return;
+    }
+    // executed already (a redelivery, or the outbox republished past JetStream's duplicate window)
+    if (this.o.store.isExecuted(tx.hash)) {
+      m.ack();
+      return;
+    }
+    this.mempool.add({ tx, msg: m, since: Date.now(), bytes: m.data.length });
+    this.wake();
+  }
+}

@@ -1,0 +1,146 @@
+// The main chain's genesis: `<DATA_DIR>/genesis.json` (the `Genesis` type). A
+// new single-node network gets one written on first start; every node of a
+// network must be started with the same file. Block 0 is derived from it:
+// its state (balances, genesis contracts) and a header with no proposer.
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DEFAULT_PROTOCOL, MAIN_CHAIN, type BlockHeader, type Genesis, type Hash, type Receipt, type WorldState } from '@platform/common';
+import { bytesToHex, keccak256Hex } from '@platform/crypto';
+import { createContract } from '@platform/solidvm';
+import { ZERO_ADDRESS, ZERO_HASH, blockHash } from './block.js';
+import { EMPTY_ROOT } from './state/root.js';
+
+export function newMainGenesis(): Genesis {
+  return {
+    format: 1,
+    chainId: MAIN_CHAIN,
+    label: 'main',
+    timestamp: Math.floor(Date.now() / 1000),
+    parentChain: null,
+    nonce: bytesToHex(randomBytes(32)),
+    protocol: DEFAULT_PROTOCOL,
+    trustedRoots: [],
+    accounts: [],
+    contracts: [],
+    members: [],
+    creator: null,
+  };
+}
+
+/** Reads the genesis file, writing a new one first if there is none (atomically: two starting processes agree). */
+export function loadOrWriteGenesis(path: string): Genesis {
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(newMainGenesis(), null, 2)}\n`);
+    try {
+      linkSync(tmp, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      unlinkSync(tmp);
+    }
+  }
+  let genesis: Genesis;
+  try {
+    genesis = JSON.parse(readFileSync(path, 'utf8')) as Genesis;
+  } catch (err) {
+    throw new Error(`${path} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  validateGenesis(genesis, path);
+  return genesis;
+}
+
+function validateGenesis(g: Genesis, where: string): void {
+  const fail = (what: string) => {
+    throw new Error(`${where}: ${what}`);
+  };
+  if (g.format !== 1) fail('format must be 1');
+  if (typeof g.chainId !== 'string' || !(g.chainId === '' || /^[0-9a-f]{64}$/.test(g.chainId))) fail('chainId must be "" or 64 lowercase hex digits');
+  if (!Number.isSafeInteger(g.timestamp) || g.timestamp < 0) fail('timestamp must be seconds since the epoch');
+  if (!g.protocol || !Number.isSafeInteger(g.protocol.stepLimit) || !Number.isSafeInteger(g.protocol.gasTableVersion)) fail('protocol needs stepLimit and gasTableVersion');
+  if (!Array.isArray(g.accounts)) fail('accounts must be an array');
+  for (const a of g.accounts) {
+    if (!/^[0-9a-f]{40}$/.test(a.address) || !/^\d+$/.test(String(a.balance))) fail(`account ${JSON.stringify(a)} needs a 40-hex address and a decimal balance`);
+  }
+  if (!Array.isArray(g.contracts)) fail('contracts must be an array');
+}
+
+/** The genesis's identity: Keccak-256 of its JSON (a store built from another genesis is refused). */
+export function genesisHash(g: Genesis): Hash {
+  return keccak256Hex(JSON.stringify(g));
+}
+
+/**
+ * Writes the genesis state into `state`: balances, then the genesis contracts.
+ * SolidVM derives a creation's address from its creator; a genesis contract
+ * has a fixed address, so it is created by the zero address and its account
+ * and storage are then moved to the address the genesis names.
+ */
+export function applyGenesisState(state: WorldState, g: Genesis): Receipt[] {
+  for (const a of g.accounts) {
+    const prev = state.getAccount(a.address);
+    state.putAccount(a.address, { nonce: prev?.nonce ?? 0n, balance: BigInt(a.balance), codeHash: null });
+  }
+  const receipts: Receipt[] = [];
+  g.contracts.forEach((c, i) => {
+    if (c.vm !== 'SolidVM') throw new Error(`genesis contract ${c.name}: only SolidVM contracts can be created at genesis`);
+    const ctx = {
+      chainId: g.chainId,
+      block: { number: 0, timestamp: g.timestamp, coinbase: ZERO_ADDRESS },
+      tx: { hash: ZERO_HASH, origin: ZERO_ADDRESS, gasPrice: 0n, gasLimit: 0n, value: 0n },
+      identity: null,
+      protocol: g.protocol,
+      // genesis contracts are the network's own: nothing to pay
+      gasEnabled: false,
+    };
+    const out = createContract(state, ctx, { creator: ZERO_ADDRESS, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) });
+    if (!out.ok || !out.address) throw new Error(`genesis contract ${c.name} could not be created: ${out.message}`);
+    relocate(state, out.address, c.address);
+    const fix = <T extends { address: string }>(x: T): T => (x.address === out.address ? { ...x, address: c.address } : x);
+    receipts.push({
+      transactionHash: keccak256Hex(`genesis:${g.chainId}:${c.address}`),
+      from: ZERO_ADDRESS,
+      status: 'Success',
+      message: out.message,
+      kind: 'SolidVM',
+      response: out.response,
+      returnValues: out.returnValues,
+      contractsCreated: out.contractsCreated.map(fix),
+      contractsDeleted: [],
+      gasUsed: '0',
+      etherUsed: '0',
+      stateChanges: out.stateChanges.map(fix),
+      events: out.events.map(fix),
+      time: 0,
+      trace: '',
+    });
+  });
+  return receipts;
+}
+
+function relocate(state: WorldState, from: string, to: string): void {
+  const account = state.getAccount(from)!;
+  const entries = [...state.storageEntries(from)];
+  for (const [k, v] of entries) {
+    state.putStorage(to, k, v);
+    state.putStorage(from, k, undefined);
+  }
+  state.putAccount(to, account);
+  state.deleteAccount(from);
+}
+
+export function genesisHeader(g: Genesis, stateRoot: Hash): BlockHeader {
+  return {
+    chainId: g.chainId,
+    number: 0,
+    parentHash: ZERO_HASH,
+    timestamp: g.timestamp,
+    transactionsRoot: bytesToHex(EMPTY_ROOT),
+    stateRoot,
+    proposer: ZERO_ADDRESS,
+  };
+}
+
+export { blockHash };

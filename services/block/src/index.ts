@@ -1,0 +1,97 @@
+// The block service: orders admitted transactions into blocks, executes them
+// (SolidVM; EVM behind the same seam), keeps world state with a state root per
+// block, and publishes each applied block's execution results. See README.md.
+import { join } from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
+import { MAIN_CHAIN, type Logger, type NodeConfig } from '@platform/common';
+import { STREAMS, chainToken, connectBus, ensureStream, streamManager } from '@platform/bus';
+import { ChainWorker, type BlockHooks } from './chain/worker.js';
+import { evmExecutor } from './exec/evm.js';
+import { solidVmExecutor } from './exec/solidvm.js';
+import type { VmExecutors } from './exec/vm.js';
+import { loadOrWriteGenesis } from './genesis.js';
+import { loadNodeKey } from './node-key.js';
+import { DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
+import { ChainStore, type Head } from './state/store.js';
+
+export { loadBlockSettings, DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
+export { ChainHalted, type BlockHooks } from './chain/worker.js';
+export { blockHash, blockIntegrityError, headerRlp, signBlock, transactionLeaf, transactionsRoot } from './block.js';
+export { EVM_UNAVAILABLE, evmExecutor, unavailableEvm } from './exec/evm.js';
+export type { VmExecutor, VmExecutors, VmOutcome } from './exec/vm.js';
+export type { Head } from './state/store.js';
+
+export interface BlockServiceOptions {
+  config: NodeConfig;
+  logger: Logger;
+  natsUrl: string;
+  dataDir: string;
+  /** BLOCK_* settings (parsed by loadBlockSettings at the edge); defaults otherwise */
+  settings?: BlockSettings;
+  /** durable name of the admitted-transaction consumer; default `block-<chain>` (shared by the network's proposers) */
+  durable?: string;
+  /** replaces the VMs (tests, and the EVM once wired) */
+  executors?: VmExecutors;
+  /** test-only fault points */
+  hooks?: BlockHooks;
+}
+
+export interface RunningBlockService {
+  /** the main chain's last applied block */
+  head(): Head;
+  /** why the main chain stopped (a block that does not verify), or null while it runs */
+  halted(): Error | null;
+  /** the node's block-signing address */
+  proposer: string;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_EXECUTORS: VmExecutors = { SolidVM: solidVmExecutor, EVM: evmExecutor };
+
+export async function startBlockService(options: BlockServiceOptions): Promise<RunningBlockService> {
+  const { config, logger, dataDir } = options;
+  const undo: Array<() => Promise<unknown>> = [];
+  const stopAll = async () => {
+    for (const step of undo.splice(0)) await step().catch((err: unknown) => logger.warn({ err }, 'stop step failed'));
+  };
+  try {
+    const genesis = loadOrWriteGenesis(join(dataDir, 'genesis.json'));
+    const key = loadNodeKey(join(dataDir, 'block', 'node.key'));
+    const nc = await connectBus({ url: options.natsUrl, name: 'block', logger });
+    undo.unshift(() => nc.drain());
+    const jsm = await streamManager(nc);
+    // any service of the node may start first: each declares the streams it uses
+    for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec]) await ensureStream(jsm, spec);
+    const chain = MAIN_CHAIN;
+    const store = new ChainStore(join(dataDir, 'block', chainToken(chain)));
+    undo.push(() => store.close());
+    const worker = new ChainWorker({
+      genesis,
+      store,
+      js: jetstream(nc),
+      jsm,
+      key,
+      settings: options.settings ?? DEFAULT_BLOCK_SETTINGS,
+      gasEnabled: config.gasEnabled,
+      executors: options.executors ?? DEFAULT_EXECUTORS,
+      logger,
+      durable: options.durable ?? `block-${chainToken(chain)}`,
+      maxPayload: nc.info?.max_payload ?? 1024 * 1024,
+      ...(options.hooks ? { hooks: options.hooks } : {}),
+    });
+    // the worker stops before the connection drains and the store closes
+    undo.unshift(() => worker.stop());
+    await worker.start();
+    logger.info({ proposer: key.address }, 'block service started');
+    let stopping: Promise<void> | undefined;
+    return {
+      head: () => worker.applied,
+      halted: () => worker.haltedBy,
+      proposer: key.address,
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

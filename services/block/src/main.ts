@@ -1,0 +1,29 @@
+// The block service as a process: node configuration and BLOCK_* settings
+// from the environment (a bad value stops the start naming the variable), an
+// existing NATS (the launcher starts an embedded one and passes its URL).
+import { ConfigError, createLogger, loadConfig, stopOnSignals, type NodeConfig } from '@platform/common';
+import { loadBlockSettings, startBlockService, type BlockSettings } from './index.js';
+
+function fail(message: string): never {
+  process.stderr.write(`block: ${message}\n`);
+  process.exit(1);
+}
+
+let config: NodeConfig;
+let settings: BlockSettings;
+try {
+  config = loadConfig(process.env);
+  settings = loadBlockSettings(process.env);
+} catch (err) {
+  fail(err instanceof ConfigError ? err.message : String(err));
+}
+if (config.natsUrl === null) fail('NATS_URL is required: the URL of the NATS server with JetStream');
+
+const logger = createLogger('block', config.logLevel);
+try {
+  const service = await startBlockService({ config, logger, natsUrl: config.natsUrl, dataDir: config.dataDir, settings });
+  stopOnSignals(logger, () => service.stop());
+} catch (err) {
+  logger.fatal({ err }, 'the block service could not start');
+  fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
+}

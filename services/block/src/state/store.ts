@@ -1,0 +1,190 @@
+// One chain's persistent world state: an lmdb environment in
+// `<DATA_DIR>/block/<chainToken>/`. Everything a block changes — accounts,
+// storage, code, trie nodes, the "applied" head, the dedupe record of executed
+// hashes and the block's execution result awaiting publication (the outbox) —
+// is written in one lmdb transaction, so a crash leaves either all of a
+// block's application or none of it.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { AccountState, Address, BlockHeader, ExecResult, Hash } from '@platform/common';
+
+/** The last applied block: the head of this node's copy of the chain. */
+export interface Head {
+  header: BlockHeader;
+  hash: Hash;
+  /** its sequence in the BLOCKS stream; 0 for block 0, which is derived from the genesis and never appended */
+  seq: number;
+}
+
+/** What one block did to the state, as the overlay collected it. */
+export interface StateChanges {
+  /** null: deleted */
+  accounts: Map<Address, AccountState | null>;
+  /** per address, per key; null: deleted */
+  storage: Map<Address, Map<string, string | null>>;
+  code: Map<Hash, Uint8Array>;
+}
+
+export interface BlockApplication {
+  head: Head;
+  changes: StateChanges;
+  /** trie nodes written while computing the state root, by hex hash */
+  trieNodes: Map<string, Uint8Array>;
+  /** new storage roots of the contracts whose storage changed (null: account gone) */
+  storageRoots: Map<Address, Uint8Array | null>;
+  executedHashes: Hash[];
+  exec: ExecResult;
+}
+
+interface StoredAccount {
+  n: string;
+  b: string;
+  c: string | null;
+  vm?: string;
+  name?: string;
+}
+
+const HEAD = 'head';
+const GENESIS = 'genesis';
+const PUBLISHED = 'published';
+
+/** Storage keys are `<address>:<key>`: the fixed-width address keeps one contract's keys together and in order. */
+function storageKey(address: Address, key: string): string {
+  return `${address}:${key}`;
+}
+
+export class ChainStore {
+  private readonly root: RootDatabase;
+  private readonly meta: Database<unknown, string>;
+  private readonly accounts: Database<StoredAccount, string>;
+  private readonly storage: Database<string, string>;
+  private readonly code: Database<Uint8Array, string>;
+  private readonly trie: Database<Uint8Array, string>;
+  private readonly storageRoots: Database<Uint8Array, string>;
+  private readonly executed: Database<number, string>;
+  /** ExecResult JSON by height, kept until published */
+  private readonly outbox: Database<string, number>;
+
+  constructor(dir: string) {
+    mkdirSync(dir, { recursive: true });
+    this.root = open({ path: join(dir, 'state.mdb'), maxDbs: 16, compression: false });
+    this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
+    this.accounts = this.root.openDB({ name: 'accounts', encoding: 'msgpack' });
+    this.storage = this.root.openDB({ name: 'storage', encoding: 'string' });
+    this.code = this.root.openDB({ name: 'code', encoding: 'binary' });
+    this.trie = this.root.openDB({ name: 'trie', encoding: 'binary' });
+    this.storageRoots = this.root.openDB({ name: 'storageRoots', encoding: 'binary' });
+    this.executed = this.root.openDB({ name: 'executed', encoding: 'msgpack' });
+    this.outbox = this.root.openDB({ name: 'outbox', encoding: 'string', keyEncoding: 'uint32' });
+  }
+
+  // --- reads (synchronous: lmdb reads are memory-mapped) ---------------------
+
+  head(): Head | undefined {
+    return this.meta.get(HEAD) as Head | undefined;
+  }
+
+  genesisHash(): Hash | undefined {
+    return this.meta.get(GENESIS) as Hash | undefined;
+  }
+
+  /** highest height whose execution result is known to be on `exec.<chain>` */
+  publishedHeight(): number {
+    return (this.meta.get(PUBLISHED) as number | undefined) ?? -1;
+  }
+
+  getAccount(address: Address): AccountState | undefined {
+    const a = this.accounts.get(address);
+    if (!a) return undefined;
+    const out: AccountState = { nonce: BigInt(a.n), balance: BigInt(a.b), codeHash: a.c };
+    if (a.vm !== undefined) out.vm = a.vm as AccountState['vm'];
+    if (a.name !== undefined) out.contractName = a.name;
+    return out;
+  }
+
+  getStorage(address: Address, key: string): string | undefined {
+    return this.storage.get(storageKey(address, key));
+  }
+
+  /** one contract's storage with a key prefix, in key order */
+  *storageRange(address: Address, prefix: string): Iterable<[string, string]> {
+    const start = storageKey(address, prefix);
+    // '\uffff' sorts after every character a storage path uses
+    for (const { key, value } of this.storage.getRange({ start, end: `${start}\uffff` })) {
+      yield [key.slice(address.length + 1), value];
+    }
+  }
+
+  getCode(codeHash: Hash): Uint8Array | undefined {
+    return this.code.get(codeHash);
+  }
+
+  storageRoot(address: Address): Uint8Array | undefined {
+    return this.storageRoots.get(address);
+  }
+
+  trieNode(hexHash: string): Uint8Array | undefined {
+    return this.trie.get(hexHash);
+  }
+
+  isExecuted(txHash: Hash): boolean {
+    return this.executed.get(txHash) !== undefined;
+  }
+
+  /** heights and JSON of applied blocks whose execution result is not yet published, oldest first */
+  unpublished(): Array<{ height: number; json: string }> {
+    const out: Array<{ height: number; json: string }> = [];
+    for (const { key, value } of this.outbox.getRange({})) out.push({ height: key, json: value });
+    return out;
+  }
+
+  // --- writes ------------------------------------------------------------------
+
+  /** Records a block as applied: state, trie nodes, head, dedupe record and outbox, atomically and durably. */
+  applyBlock(app: BlockApplication, genesisHash?: Hash): void {
+    this.root.transactionSync(() => {
+      for (const [address, account] of app.changes.accounts) {
+        if (account === null) this.accounts.removeSync(address);
+        else this.accounts.putSync(address, encodeAccount(account));
+      }
+      for (const [address, entries] of app.changes.storage) {
+        for (const [key, value] of entries) {
+          if (value === null) this.storage.removeSync(storageKey(address, key));
+          else this.storage.putSync(storageKey(address, key), value);
+        }
+      }
+      for (const [hash, code] of app.changes.code) this.code.putSync(hash, code);
+      for (const [hash, node] of app.trieNodes) this.trie.putSync(hash, node);
+      for (const [address, root] of app.storageRoots) {
+        if (root === null) this.storageRoots.removeSync(address);
+        else this.storageRoots.putSync(address, root);
+      }
+      for (const hash of app.executedHashes) this.executed.putSync(hash, app.head.header.number);
+      this.outbox.putSync(app.head.header.number, JSON.stringify(app.exec));
+      this.meta.putSync(HEAD, app.head);
+      if (genesisHash !== undefined) this.meta.putSync(GENESIS, genesisHash);
+    });
+  }
+
+  /** The execution result of `height` reached `exec.<chain>`: drop it (and anything older) from the outbox. */
+  markPublished(height: number): Promise<unknown> {
+    // asynchronous (batched by lmdb, no fsync of its own): losing this record
+    // in a crash only means republishing with the same msgID
+    return this.root.transaction(() => {
+      for (const { key } of this.outbox.getRange({ end: height + 1 })) this.outbox.removeSync(key);
+      if (height > this.publishedHeight()) this.meta.putSync(PUBLISHED, height);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+}
+
+function encodeAccount(a: AccountState): StoredAccount {
+  const out: StoredAccount = { n: a.nonce.toString(), b: a.balance.toString(), c: a.codeHash };
+  if (a.vm !== undefined) out.vm = a.vm;
+  if (a.contractName !== undefined) out.name = a.contractName;
+  return out;
+}

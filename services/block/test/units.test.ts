@@ -1,0 +1,191 @@
+// Pieces without NATS: the settings edge, the transactions trie against
+// @ethereumjs/mpt, the state root's independence from how blocks split the
+// changes, the overlay's journal, the mempool's choice, and gas accounting.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { ConfigError, type Transaction } from '@platform/common';
+import { bytesToHex, contractAddress, rlpEncode } from '@platform/crypto';
+import { MemoryWorldState } from '@platform/solidvm';
+import { Mempool } from '../src/chain/mempool.js';
+import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
+import { DEFAULT_EXECUTORS } from '../src/index.js';
+import { loadBlockSettings } from '../src/settings.js';
+import { Overlay } from '../src/state/overlay.js';
+import { EMPTY_ROOT, computeStateRoot } from '../src/state/root.js';
+import { ChainStore } from '../src/state/store.js';
+import { trieRootOf } from '../src/state/trie-root.js';
+import { Account, COUNTER } from './helpers.js';
+
+describe('settings', () => {
+  test('defaults, and errors that name the variable', () => {
+    expect(loadBlockSettings({})).toEqual({ maxTxs: 500, maxWaitMs: 10, nonceGapMs: 30_000 });
+    expect(loadBlockSettings({ BLOCK_MAX_TXS: '20', BLOCK_MAX_WAIT_MS: '0' })).toMatchObject({ maxTxs: 20, maxWaitMs: 0 });
+    expect(() => loadBlockSettings({ BLOCK_MAX_TXS: 'many' })).toThrow(ConfigError);
+    expect(() => loadBlockSettings({ BLOCK_MAX_TXS: '0' })).toThrow(/^BLOCK_MAX_TXS: /);
+    expect(() => loadBlockSettings({ BLOCK_MAX_WAIT_MS: '-1' })).toThrow(/^BLOCK_MAX_WAIT_MS: /);
+  });
+});
+
+describe('trie roots', () => {
+  test('the one-pass builder agrees with @ethereumjs/mpt', async () => {
+    for (const n of [0, 1, 2, 16, 17, 130]) {
+      const reference = new MerklePatriciaTrie();
+      const pairs: Array<[Uint8Array, Uint8Array]> = [];
+      for (let i = 0; i < n; i++) {
+        const key = rlpEncode(i);
+        const value = new Uint8Array(1 + ((i * 7) % 90)).fill(i % 256);
+        pairs.push([key, value]);
+        await reference.put(key, value);
+      }
+      expect(bytesToHex(trieRootOf(pairs))).toBe(bytesToHex(reference.root()));
+    }
+  });
+});
+
+describe('state root', () => {
+  let dirs: string[] = [];
+  const store = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
+    dirs.push(dir);
+    return new ChainStore(dir);
+  };
+  afterEach(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    dirs = [];
+  });
+
+  /** applies `writes` to the store as one block; returns the new root */
+  async function apply(s: ChainStore, parent: Uint8Array, writes: (o: Overlay) => void, number: number): Promise<Uint8Array> {
+    const o = new Overlay(s, '');
+    writes(o);
+    const r = await computeStateRoot(s, parent, o.changes(), (a) => o.getAccount(a));
+    const header = { chainId: '', number, parentHash: '', timestamp: 0, transactionsRoot: '', stateRoot: bytesToHex(r.root), proposer: '' };
+    s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, storageRoots: r.storageRoots, executedHashes: [], exec: { chainId: '', block: { number, hash: '', timestamp: 0, parentHash: '', stateRoot: '' }, receipts: [] } });
+    return r.root;
+  }
+
+  const a1 = 'a'.repeat(40);
+  const a2 = 'b'.repeat(40);
+  const first = (o: Overlay) => {
+    o.putAccount(a1, { nonce: 1n, balance: 5n, codeHash: null });
+    o.putAccount(a2, { nonce: 0n, balance: 0n, codeHash: 'c'.repeat(64), vm: 'SolidVM', contractName: 'C' });
+    o.putStorage(a2, '.x', '1');
+    o.putStorage(a2, '.y', '2');
+  };
+  const second = (o: Overlay) => {
+    o.putStorage(a2, '.x', '3');
+    o.putStorage(a2, '.y', undefined);
+    o.putAccount(a1, { nonce: 2n, balance: 5n, codeHash: null });
+  };
+
+  test('depends on the state, not on how blocks split the changes', async () => {
+    const s1 = store();
+    const r1 = await apply(s1, EMPTY_ROOT, first, 1);
+    const r2 = await apply(s1, r1, second, 2);
+    const s2 = store();
+    const together = await apply(s2, EMPTY_ROOT, (o) => (first(o), second(o)), 1);
+    expect(bytesToHex(together)).toBe(bytesToHex(r2));
+    expect(bytesToHex(r2)).not.toBe(bytesToHex(r1));
+    // and a write back to the old values gives the old root again
+    const back = await apply(s1, r2, (o) => {
+      o.putStorage(a2, '.x', '1');
+      o.putStorage(a2, '.y', '2');
+      o.putAccount(a1, { nonce: 1n, balance: 5n, codeHash: null });
+    }, 3);
+    expect(bytesToHex(back)).toBe(bytesToHex(r1));
+    await s1.close();
+    await s2.close();
+  });
+
+  test('the overlay journal: nested checkpoints, reverts restore the store value', async () => {
+    const s = store();
+    await apply(s, EMPTY_ROOT, first, 1);
+    const o = new Overlay(s, '');
+    o.checkpoint();
+    o.putStorage(a2, '.x', '9');
+    o.checkpoint();
+    o.putStorage(a2, '.z', '7');
+    o.deleteAccount(a1);
+    o.revert();
+    expect(o.getStorage(a2, '.z')).toBeUndefined();
+    expect(o.getAccount(a1)?.nonce).toBe(1n);
+    expect([...o.storageEntries(a2)]).toEqual([['.x', '9'], ['.y', '2']]);
+    o.commit();
+    expect(o.getStorage(a2, '.x')).toBe('9');
+    o.checkpoint();
+    o.putStorage(a2, '.y', undefined);
+    expect([...o.storageEntries(a2)]).toEqual([['.x', '9']]);
+    o.revert();
+    expect(o.getStorage(a2, '.y')).toBe('2');
+    expect(s.getStorage(a2, '.x')).toBe('1');
+    await s.close();
+  });
+});
+
+describe('mempool', () => {
+  const tx = (from: string, nonce: number): Transaction => ({ hash: `${from.slice(0, 2)}${nonce}`.padEnd(64, '0'), from, nonce }) as Transaction;
+  test('nonce order per account, accounts take turns, gaps wait until their time is up', () => {
+    const pool = new Mempool<null>();
+    const add = (t: Transaction, since = 0) => pool.add({ tx: t, msg: null, since, bytes: 10 });
+    const [a, b] = ['a'.repeat(40), 'b'.repeat(40)];
+    add(tx(a, 2));
+    add(tx(a, 0));
+    add(tx(a, 1));
+    add(tx(b, 5)); // b is at 3: a gap
+    add(tx(b, 7));
+    const next = (addr: string) => (addr === a ? 0n : 3n);
+    const now = 1_000;
+    const held = pool.select(next, { maxTxs: 10, maxBytes: 1e6, gapMs: 5_000, now });
+    expect(held.chosen.map((w) => [w.tx.from[0], w.tx.nonce])).toEqual([['a', 0], ['a', 1], ['a', 2]]);
+    expect(held.nextDeadline).toBe(5_000);
+    const overdue = pool.select(next, { maxTxs: 10, maxBytes: 1e6, gapMs: 5_000, now: 6_000 });
+    expect(overdue.chosen.map((w) => [w.tx.from[0], w.tx.nonce])).toEqual([['a', 0], ['b', 5], ['a', 1], ['b', 7], ['a', 2]]);
+    expect(pool.select(next, { maxTxs: 2, maxBytes: 1e6, gapMs: 5_000, now }).chosen).toHaveLength(2);
+  });
+});
+
+describe('execution with gas', () => {
+  const env = (gasEnabled: boolean): BlockEnv => ({
+    chainId: '',
+    number: 1,
+    timestamp: 1,
+    protocol: { stepLimit: 10_000_000, gasTableVersion: 1 },
+    gasEnabled,
+    executors: DEFAULT_EXECUTORS,
+    isExecuted: () => false,
+  });
+
+  test('fees are gasUsed × gasPrice, transfers move value, out of gas fails and still charges', async () => {
+    const state = new MemoryWorldState('');
+    const alice = new Account();
+    const bob = new Account();
+    state.putAccount(alice.address, { nonce: 0n, balance: 10n ** 18n, codeHash: null });
+    const transfer = alice.tx({ to: bob.address, value: 1000n, gasPrice: 2n, gasLimit: 21_000n });
+    const create = alice.tx({ to: null, initOrData: Buffer.from(COUNTER).toString('hex'), metadata: { VM: 'SolidVM', name: 'Counter', args: '{"start":1}' }, gasPrice: 3n, gasLimit: 1_000_000n });
+    const starved = alice.call(contractAddress(alice.address, 1n), 'add', { n: 1 });
+    const starvedTx = { ...starved, gasLimit: '21500', gasPrice: '5' };
+    const { receipts } = await executeBlock(state, [transfer, create, starvedTx], env(true));
+    expect(receipts.map((r) => r.status)).toEqual(['Success', 'Success', 'Failure']);
+    expect(receipts[0]).toMatchObject({ gasUsed: '21000', etherUsed: '42000' });
+    expect(receipts[2].message).toMatch(/gas/i);
+    expect(receipts[2].gasUsed).toBe('21500');
+    const fees = 42_000n + BigInt(receipts[1].gasUsed) * 3n + 21_500n * 5n;
+    expect(state.getAccount(alice.address)).toMatchObject({ nonce: 3n, balance: 10n ** 18n - 1000n - fees });
+    expect(state.getAccount(bob.address)?.balance).toBe(1000n);
+  });
+
+  test('without gas a transfer moves nothing; an unfunded sender with gas fails and keeps its balance', async () => {
+    const state = new MemoryWorldState('');
+    const alice = new Account();
+    const bob = new Account();
+    const free = await executeBlock(state, [alice.tx({ to: bob.address, value: 5n })], env(false));
+    expect(free.receipts[0]).toMatchObject({ status: 'Success', etherUsed: '0' });
+    expect(state.getAccount(bob.address)).toBeUndefined();
+    const poor = await executeBlock(state, [alice.tx({ to: bob.address, value: 5n })], env(true));
+    expect(poor.receipts[0]).toMatchObject({ status: 'Failure' });
+    expect(poor.receipts[0].message).toMatch(/^insufficient balance/);
+    expect(state.getAccount(alice.address)).toMatchObject({ nonce: 2n, balance: 0n });
+  });
+});

@@ -1,0 +1,199 @@
+// Admission (ARCHITECTURE.md "One transaction, end to end", step 2): a request
+// becomes signed transactions that are stored Pending with their outbox rows,
+// with their nonces, in one database transaction; then they are published.
+// The account's row is locked from nonce reservation to commit, so concurrent
+// requests of one account take consecutive nonces in turn, and a failure
+// anywhere before the commit (vault, limit, database) gives the nonces back.
+import type { NatsConnection } from '@nats-io/nats-core';
+import { VAULT, call, type FillRequest, type SubmitRawRequest, type SubmitRequest } from '@platform/bus';
+import { PlatformError, type NodeConfig, type Transaction, type TxResult } from '@platform/common';
+import { keccak256Hex } from '@platform/crypto';
+import type pg from 'pg';
+import { checkIdentity } from './checks.js';
+import { inTransaction, type Db } from './db.js';
+import { draftsOf, type Draft } from './drafts.js';
+import { faucetDraft, type Faucet } from './faucet.js';
+import { address as addressField, invalid, username as usernameField } from './fields.js';
+import type { Outbox } from './outbox.js';
+import { parseRaw } from './raw.js';
+import { ZERO_HASH_SUCCESS, pending } from './results.js';
+import { buildTransaction, hashToSign, type Signature } from './signed.js';
+import { admitRaw, claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, recordIdempotentHashes, reserveNonces } from './store.js';
+
+const SIGN_IN_FLIGHT = 500;
+
+export interface AdmissionDeps {
+  pool: Db;
+  nc: NatsConnection;
+  outbox: Outbox;
+  faucet: Faucet;
+  config: Pick<NodeConfig, 'accountNonceLimit' | 'gasEnabled' | 'rawTxRequireSignedMetadata'>;
+}
+
+/** Transactions signed by the vault for the user: their Pending results, in request order. */
+export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promise<TxResult[]> {
+  const username = usernameField(request?.username);
+  const submitter = { username, organization: organization(request.organization) };
+  const drafts = draftsOf(request.transactions, request.txParams, request.chainId);
+  const key = idempotencyKey(request.idempotencyKey);
+  // what makes two requests "the same" under one key
+  const digest = key ? keccak256Hex(JSON.stringify([request.chainId, request.txParams, request.transactions])) : '';
+  if (key) {
+    const earlier = await replay(deps.pool, username, key, digest);
+    if (earlier) return earlier;
+  }
+
+  const { address: from } = await call(deps.nc, VAULT.keyGet, { username });
+  await checkIdentity(from);
+
+  type Admitted = { replayOf: string[] } | { transactions: Transaction[]; bodies: string[] };
+  const admitted = await inTransaction<Admitted>(deps.pool, async (client) => {
+    if (key) {
+      const claim = await claimIdempotencyKey(client, username, key, digest);
+      if (!claim.claimed) return { replayOf: sameRequest(claim, digest) };
+    }
+    const nonces = await allocate(client, from, drafts, deps.config.accountNonceLimit);
+    const signatures = await signAll(deps.nc, username, drafts.map((draft, i) => hashToSign(draft, nonces[i])));
+    const transactions = drafts.map((draft, i) =>
+      buildTransaction(draft, { from, nonce: nonces[i], signature: signatures[i], signingForm: 'platform', origin: 'vault', submitter }),
+    );
+    return { transactions, bodies: await store(client, transactions, key ? { username, key } : null) };
+  });
+  if ('replayOf' in admitted) return results(deps.pool, admitted.replayOf);
+  await deps.outbox.publish(admitted.transactions.map((t, i) => ({ hash: t.hash, chainId: t.chainId, body: admitted.bodies[i] })));
+  return admitted.transactions.map((t) => pending(t.hash));
+}
+
+/**
+ * One self-signed transaction: its Pending result. It is idempotent by its
+ * hash — the same signed transaction again answers its current result — so
+ * it needs no idempotency key.
+ */
+export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest): Promise<TxResult> {
+  const username = usernameField(request?.username);
+  const submitter = { username, organization: organization(request.organization) };
+  const raw = parseRaw(request.transaction, request.chainId, deps.config.rawTxRequireSignedMetadata);
+  const tx = buildTransaction(raw.draft, { from: raw.from, nonce: raw.nonce, signature: raw.signature, signingForm: raw.signingForm, origin: 'raw', submitter });
+  await checkIdentity(tx.from);
+  if (tx.nonce > deps.config.accountNonceLimit) throw nonceLimit(tx.from, tx.chainId, tx.nonce, deps.config.accountNonceLimit);
+
+  const body = JSON.stringify(tx);
+  if (!(await admitRaw(deps.pool, tx, body))) {
+    // a resubmission of an admitted transaction finds its nonce taken: answer its result
+    const known = (await readResults(deps.pool, [tx.hash]))[0];
+    if (known) return known;
+    const expected = await nextNonce(deps.pool, tx.from, tx.chainId);
+    throw new PlatformError('UNPROCESSABLE', `nonce ${tx.nonce} is not the next nonce of ${tx.from}${chainText(tx.chainId)}: expected ${expected}`, {
+      field: 'nonce',
+      expected,
+      got: tx.nonce,
+    });
+  }
+  await deps.outbox.publish([{ hash: tx.hash, chainId: tx.chainId, body }]);
+  return pending(tx.hash);
+}
+
+/** The faucet: nothing to do while gas is disabled (the spec's answer); else 2000 tokens from the faucet account. */
+export async function fill(deps: AdmissionDeps, request: FillRequest): Promise<TxResult> {
+  usernameField(request?.username);
+  const to = addressField(request.address, 'address');
+  if (!deps.config.gasEnabled) return ZERO_HASH_SUCCESS;
+  const draft = faucetDraft(to);
+  const { tx, body } = await inTransaction(deps.pool, async (client) => {
+    const [nonce] = await allocate(client, deps.faucet.address, [draft], Infinity);
+    const tx = buildTransaction(draft, {
+      from: deps.faucet.address,
+      nonce,
+      signature: deps.faucet.sign(hashToSign(draft, nonce)),
+      signingForm: 'platform',
+      origin: 'vault',
+      submitter: null,
+    });
+    return { tx, body: (await store(client, [tx], null))[0] };
+  });
+  await deps.outbox.publish([{ hash: tx.hash, chainId: tx.chainId, body }]);
+  return pending(tx.hash);
+}
+
+/** The results of hashes, in order; NOT_FOUND naming every unknown one. */
+export async function results(pool: Db, hashes: string[]): Promise<TxResult[]> {
+  const found = await readResults(pool, hashes);
+  const unknown = hashes.filter((_, i) => found[i] === null);
+  if (unknown.length > 0) throw new PlatformError('NOT_FOUND', `unknown transaction hash${unknown.length > 1 ? 'es' : ''}: ${unknown.join(', ')}`, { unknown });
+  return found as TxResult[];
+}
+
+// ---------------------------------------------------------------------------
+
+/** Nonces for the drafts in request order, reserved per chain (in chain order, so two requests never wait on each other crosswise). */
+async function allocate(client: pg.PoolClient, from: string, drafts: Draft[], limit: number): Promise<number[]> {
+  const counts = new Map<string, number>();
+  for (const d of drafts) counts.set(d.chainId, (counts.get(d.chainId) ?? 0) + 1);
+  const next = new Map<string, number>();
+  for (const chainId of [...counts.keys()].sort()) {
+    const count = counts.get(chainId)!;
+    const first = await reserveNonces(client, from, chainId, count);
+    if (first + count - 1 > limit) throw nonceLimit(from, chainId, first + count - 1, limit, first);
+    next.set(chainId, first);
+  }
+  return drafts.map((d) => {
+    const nonce = next.get(d.chainId)!;
+    next.set(d.chainId, nonce + 1);
+    return nonce;
+  });
+}
+
+/** The vault has no batch endpoint: one request per hash, many in flight over the one connection, bounded for huge requests. */
+async function signAll(nc: NatsConnection, username: string, hashes: string[]): Promise<Signature[]> {
+  const signatures: Signature[] = [];
+  for (let i = 0; i < hashes.length; i += SIGN_IN_FLIGHT) {
+    signatures.push(...(await Promise.all(hashes.slice(i, i + SIGN_IN_FLIGHT).map((msgHash) => call(nc, VAULT.sign, { username, msgHash })))));
+  }
+  return signatures;
+}
+
+async function store(client: pg.PoolClient, transactions: Transaction[], idempotency: { username: string; key: string } | null): Promise<string[]> {
+  const bodies = transactions.map((t) => JSON.stringify(t));
+  await insertAdmitted(client, transactions, bodies);
+  if (idempotency) await recordIdempotentHashes(client, idempotency.username, idempotency.key, transactions.map((t) => t.hash));
+  return bodies;
+}
+
+function nonceLimit(address: string, chainId: string, highest: number, limit: number, next?: number): PlatformError {
+  const needs = next === undefined ? `nonce ${highest}` : `nonces up to ${highest} (its next is ${next})`;
+  return new PlatformError('NONCE_LIMIT', `account ${address}${chainText(chainId)} would use ${needs}, beyond the limit ${limit} (ACCOUNT_NONCE_LIMIT)`, {
+    address,
+    chainId,
+    limit,
+    ...(next === undefined ? {} : { nextNonce: next }),
+  });
+}
+
+function chainText(chainId: string): string {
+  return chainId === '' ? '' : ` on chain ${chainId}`;
+}
+
+function organization(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw invalid('organization', 'must be a string or null');
+  return value;
+}
+
+function idempotencyKey(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' || value.length > 255 || [...value].some((c) => c < ' ' || c === '\u007f')) {
+    throw invalid('Idempotency-Key', 'must be text of at most 255 characters without control characters');
+  }
+  return value;
+}
+
+async function replay(pool: Db, username: string, key: string, digest: string): Promise<TxResult[] | null> {
+  const earlier = await findIdempotent(pool, username, key);
+  return earlier ? results(pool, sameRequest(earlier, digest)) : null;
+}
+
+/** A key names one request: reusing it for another is a client bug worth saying. */
+function sameRequest(earlier: { digest: string; hashes: string[] }, digest: string): string[] {
+  if (earlier.digest !== digest) throw new PlatformError('CONFLICT', 'this Idempotency-Key was used for a different request; use a new key for a new request', { field: 'Idempotency-Key' });
+  return earlier.hashes;
+}

@@ -1,0 +1,27 @@
+// The service's NATS endpoints (contract: libs/bus/src/contracts/tx.ts).
+import { TX, handle, type Handler } from '@platform/bus';
+import { fill, results, submit, submitRaw, type AdmissionDeps } from './admission.js';
+import { address, chainId, hash, invalid } from './fields.js';
+import { nextNonce } from './store.js';
+
+/** More hashes than any client sends in one call; bounds the query. */
+const MAX_HASHES = 10_000;
+
+export function txHandlers(deps: AdmissionDeps): Handler[] {
+  return [
+    handle(TX.submit, (request) => submit(deps, request)),
+    handle(TX.submitRaw, (request) => submitRaw(deps, request)),
+    handle(TX.fill, (request) => fill(deps, request)),
+    handle(TX.results, (request) => {
+      const hashes: unknown = request?.hashes;
+      if (!Array.isArray(hashes)) throw invalid('body', 'must be a JSON array of transaction hashes');
+      if (hashes.length > MAX_HASHES) throw invalid('body', `must hold at most ${MAX_HASHES} hashes, got ${hashes.length}`);
+      return results(deps.pool, hashes.map((h, i) => hash(h, `[${i}]`)));
+    }),
+    handle(TX.nonce, async (request) => {
+      const account = address(request?.address, 'address');
+      const chain = chainId(request.chainId, 'chainid');
+      return { address: account, chainId: chain, nextNonce: await nextNonce(deps.pool, account, chain) };
+    }),
+  ];
+}

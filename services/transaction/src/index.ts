@@ -1,0 +1,100 @@
+// The transaction service: admission of vault-signed and raw transactions
+// (nonces, signatures, limits), the outbox to `tx.admitted.<chain>`, the
+// results store fed by this node's execution (`exec.<chain>`), and the faucet.
+import { jetstream } from '@nats-io/jetstream';
+import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
+import type { Logger, NodeConfig } from '@platform/common';
+import { declareExecConsumer, startExecConsumer } from './consumer.js';
+import { createPool, migrate } from './db.js';
+import { txHandlers } from './endpoints.js';
+import { loadFaucet, type Faucet } from './faucet.js';
+import { Outbox, type Faults } from './outbox.js';
+import { expireIdempotencyKeys } from './store.js';
+
+export { checkIdentity } from './checks.js';
+export { FAUCET_AMOUNT } from './faucet.js';
+export type { Faults } from './outbox.js';
+
+export interface TransactionServiceOptions {
+  config: NodeConfig;
+  logger: Logger;
+  natsUrl: string;
+  databaseUrl: string;
+  /** the faucet account's key; default: generated at the first start and kept in the `tx` schema */
+  faucetPrivateKey?: Uint8Array;
+  /** how often unpublished outbox rows are retried; default 5 s */
+  outboxSweepMs?: number;
+  /** how long an exec message may stay unacknowledged before redelivery; default 30 s */
+  execAckWaitMs?: number;
+  /** tests only: simulate crashes between the writes of an invariant */
+  faults?: Faults;
+}
+
+export interface RunningTransactionService {
+  faucetAddress: string;
+  /** endpoints, consumer, sweeper, NATS, database pool; idempotent */
+  stop(): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+
+export async function startTransactionService(options: TransactionServiceOptions): Promise<RunningTransactionService> {
+  const { config, logger } = options;
+  // the steps that undo the start, newest first
+  const undo: Array<() => Promise<unknown>> = [];
+  const pool = createPool(options.databaseUrl);
+  const markPool = createPool(options.databaseUrl, { max: 1, asyncCommit: true });
+  for (const p of [pool, markPool]) p.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
+  undo.unshift(() => Promise.all([pool.end(), markPool.end()]));
+  try {
+    let faucet: Faucet | undefined;
+    await migrate(pool, async (client) => {
+      faucet = await loadFaucet(client, options.faucetPrivateKey);
+    });
+
+    const nc = await connectBus({ url: options.natsUrl, name: 'transaction', logger });
+    undo.unshift(() => nc.drain());
+    const jsm = await streamManager(nc);
+    // any of the services sharing a stream may start first: each declares it identically
+    await ensureStream(jsm, STREAMS.tx);
+    await ensureStream(jsm, STREAMS.exec);
+    await declareExecConsumer(jsm, options.execAckWaitMs ?? 30_000);
+    const js = jetstream(nc);
+
+    const outbox = new Outbox(js, pool, markPool, logger, options.faults);
+    undo.unshift(() => outbox.marksWritten());
+    // what a crash left between commit and publish goes out before anything new
+    const republished = await outbox.sweep();
+    if (republished > 0) logger.info({ republished }, 'published the transactions a previous run had stored but not published');
+    const sweepMs = options.outboxSweepMs ?? 5_000;
+    const stopSweeper = outbox.startSweeper(sweepMs, () => expireIdempotencyKeys(pool));
+    undo.unshift(async () => stopSweeper());
+
+    const consumer = await startExecConsumer({ nc, js, pool, logger, faults: options.faults });
+    undo.unshift(() => consumer.stop());
+
+    const deps = { pool, nc, outbox, faucet: faucet!, config };
+    const service = await serve(nc, { name: 'tx', version: VERSION, description: 'transaction admission, results and the faucet', logger }, txHandlers(deps));
+    undo.unshift(() => service.stop());
+    // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
+    await nc.flush();
+    logger.info({ faucet: faucet!.address }, 'transaction service started');
+
+    let stopping: Promise<void> | undefined;
+    return { faucetAddress: faucet!.address, stop: () => (stopping ??= runAll(undo, logger)) };
+  } catch (err) {
+    await runAll(undo, logger);
+    throw err;
+  }
+}
+
+/** Runs every step even when one fails: a failed NATS drain must not leave the pool open. */
+async function runAll(steps: Array<() => Promise<unknown>>, logger: Logger): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      logger.warn({ err }, 'a shutdown step failed');
+    }
+  }
+}

@@ -1,0 +1,201 @@
+// Every SQL statement of the service. Writes that belong together take the
+// caller's client, so that they share its database transaction; multi-row
+// writes go through unnest() so a batch of a hundred is one statement.
+import type pg from 'pg';
+import type { Transaction, TxResult, TxResultData, TxResultDetail } from '@platform/common';
+import { query, type Db } from './db.js';
+
+type Client = pg.PoolClient;
+
+/**
+ * Reserves `count` consecutive nonces of (address, chain) and returns the
+ * first. The account row stays locked until the caller's transaction ends, so
+ * concurrent requests of one account queue here, and a rollback gives the
+ * nonces back: none is ever used twice or skipped.
+ */
+export async function reserveNonces(client: Client, address: string, chainId: string, count: number): Promise<number> {
+  const { rows } = await client.query<{ first: string }>(
+    `INSERT INTO tx.accounts AS a (address, chain_id, next_nonce) VALUES ($1, $2, $3::bigint)
+     ON CONFLICT (address, chain_id) DO UPDATE SET next_nonce = a.next_nonce + EXCLUDED.next_nonce
+     RETURNING a.next_nonce - $3::bigint AS first`,
+    [address, chainId, count],
+  );
+  return Number(rows[0].first);
+}
+
+/**
+ * Admits one raw transaction in one statement (one round trip, one commit):
+ * its nonce is taken only if it is the account's next one — an unknown
+ * account's next is 0 — and the transaction is stored only if the nonce was
+ * taken. Under a concurrent taker of the same nonce, the row lock makes this
+ * one wait and then find the nonce gone. Answers whether it was admitted.
+ */
+export async function admitRaw(pool: Db, tx: Transaction, body: string): Promise<boolean> {
+  const { rows } = await query<{ admitted: number }>(
+    pool,
+    `WITH taken AS (
+       INSERT INTO tx.accounts AS a (address, chain_id, next_nonce)
+       SELECT $1, $2, $3::bigint + 1
+        WHERE $3::bigint = 0 OR EXISTS (SELECT 1 FROM tx.accounts WHERE address = $1 AND chain_id = $2)
+       ON CONFLICT (address, chain_id) DO UPDATE SET next_nonce = a.next_nonce + 1 WHERE a.next_nonce = $3::bigint
+       RETURNING 1
+     ), admitted AS (
+       INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
+       SELECT $4, $2, $1, $3::bigint, $5, $6, $7 FROM taken
+       RETURNING 1
+     )
+     SELECT count(*)::int AS admitted FROM admitted`,
+    [tx.from, tx.chainId, tx.nonce, tx.hash, tx.origin, tx.submitter?.username ?? null, body],
+  );
+  return rows[0].admitted === 1;
+}
+
+export async function nextNonce(pool: Db, address: string, chainId: string): Promise<number> {
+  const { rows } = await query<{ next_nonce: string }>(pool, 'SELECT next_nonce FROM tx.accounts WHERE address = $1 AND chain_id = $2', [address, chainId]);
+  return rows.length === 0 ? 0 : Number(rows[0].next_nonce);
+}
+
+/** The admitted transactions, unpublished: their Pending record and their outbox row in one. */
+export async function insertAdmitted(client: Client, transactions: Transaction[], bodies: string[]): Promise<void> {
+  await client.query(
+    `INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])`,
+    [
+      transactions.map((t) => t.hash),
+      transactions.map((t) => t.chainId),
+      transactions.map((t) => t.from),
+      transactions.map((t) => t.nonce),
+      transactions.map((t) => t.origin),
+      transactions.map((t) => t.submitter?.username ?? null),
+      bodies,
+    ],
+  );
+}
+
+export async function markPublished(pool: Db, hashes: string[]): Promise<void> {
+  await query(pool, 'UPDATE tx.transactions SET published = true WHERE hash = ANY($1::text[]) AND NOT published', [hashes]);
+}
+
+export interface OutboxRow {
+  hash: string;
+  chain_id: string;
+  body: string;
+}
+
+/** Unpublished transactions in admission order; `olderThanMs` leaves alone those a request is still publishing. */
+export async function unpublished(pool: Db, limit: number, olderThanMs = 0): Promise<OutboxRow[]> {
+  const { rows } = await query<OutboxRow>(
+    pool,
+    `SELECT hash, chain_id, body FROM tx.transactions
+      WHERE NOT published AND admitted_at <= now() - make_interval(secs => $2::double precision / 1000)
+      ORDER BY seq LIMIT $1`,
+    [limit, olderThanMs],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------------------
+// Idempotency keys
+
+export async function findIdempotent(pool: Db, username: string, key: string): Promise<{ digest: string; hashes: string[] } | null> {
+  const { rows } = await query<{ request_digest: string; hashes: string[] }>(pool, 'SELECT request_digest, hashes FROM tx.idempotency WHERE username = $1 AND key = $2', [username, key]);
+  return rows.length === 0 ? null : { digest: rows[0].request_digest, hashes: rows[0].hashes };
+}
+
+/**
+ * Claims the key inside the caller's transaction. A concurrent claim of the
+ * same key waits here for the first to end; if that one committed, this one
+ * gets its record and must give up.
+ */
+export async function claimIdempotencyKey(client: Client, username: string, key: string, digest: string): Promise<{ claimed: true } | { claimed: false; digest: string; hashes: string[] }> {
+  const inserted = await client.query(
+    `INSERT INTO tx.idempotency (username, key, request_digest, hashes) VALUES ($1, $2, $3, '[]'::jsonb) ON CONFLICT DO NOTHING`,
+    [username, key, digest],
+  );
+  if (inserted.rowCount === 1) return { claimed: true };
+  const { rows } = await client.query<{ request_digest: string; hashes: string[] }>('SELECT request_digest, hashes FROM tx.idempotency WHERE username = $1 AND key = $2', [username, key]);
+  return { claimed: false, digest: rows[0].request_digest, hashes: rows[0].hashes };
+}
+
+export async function recordIdempotentHashes(client: Client, username: string, key: string, hashes: string[]): Promise<void> {
+  await client.query('UPDATE tx.idempotency SET hashes = $3::jsonb WHERE username = $1 AND key = $2', [username, key, JSON.stringify(hashes)]);
+}
+
+/** Keys are kept for a day: long enough for any client's retries. */
+export async function expireIdempotencyKeys(pool: Db): Promise<void> {
+  await query(pool, `DELETE FROM tx.idempotency WHERE created_at < now() - interval '1 day'`);
+}
+
+// ---------------------------------------------------------------------------
+// Results
+
+/** The TxResults of the hashes, in their order; null for a hash neither admitted here nor executed here. */
+export async function readResults(pool: Db, hashes: string[]): Promise<Array<TxResult | null>> {
+  const { rows } = await query<{ hash: string; status: 'Success' | 'Failure' | null; tx_result: TxResultDetail | null; data: TxResultData | null; admitted: boolean }>(
+    pool,
+    `SELECT h.hash, r.status, r.tx_result, r.data, t.hash IS NOT NULL AS admitted
+       FROM unnest($1::text[]) WITH ORDINALITY AS h(hash, i)
+       LEFT JOIN tx.results r ON r.hash = h.hash
+       LEFT JOIN tx.transactions t ON t.hash = h.hash
+      ORDER BY h.i`,
+    [hashes],
+  );
+  return rows.map((row) => {
+    if (row.status !== null) return { status: row.status, hash: row.hash, txResult: row.tx_result, data: row.data };
+    return row.admitted ? { status: 'Pending', hash: row.hash, txResult: null, data: null } : null;
+  });
+}
+
+/** The admitted transactions among `hashes`, as they were published. */
+export async function admittedBodies(client: Client, hashes: string[]): Promise<Map<string, Transaction>> {
+  const { rows } = await client.query<{ hash: string; body: string }>('SELECT hash, body FROM tx.transactions WHERE hash = ANY($1::text[])', [hashes]);
+  return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as Transaction]));
+}
+
+/** Locks the consumer's progress row for the caller's transaction; the last applied sequence, 0 before any. */
+export async function lockExecProgress(client: Client, consumer: string): Promise<number> {
+  await client.query('INSERT INTO tx.exec_progress (consumer, last_seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [consumer]);
+  const { rows } = await client.query<{ last_seq: string }>('SELECT last_seq FROM tx.exec_progress WHERE consumer = $1 FOR UPDATE', [consumer]);
+  return Number(rows[0].last_seq);
+}
+
+export async function setExecProgress(client: Client, consumer: string, seq: number): Promise<void> {
+  await client.query('UPDATE tx.exec_progress SET last_seq = $2 WHERE consumer = $1', [consumer, seq]);
+}
+
+export interface FinalResult {
+  hash: string;
+  chainId: string;
+  blockNumber: number;
+  result: TxResult;
+}
+
+/** Inserts final results; a hash that already has one keeps it. Answers the hashes actually inserted. */
+export async function insertResults(client: Client, results: FinalResult[], execSeq: number): Promise<Set<string>> {
+  if (results.length === 0) return new Set();
+  const { rows } = await client.query<{ hash: string }>(
+    `INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
+     SELECT h, c, s, b, r::jsonb, d::jsonb, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(h, c, s, b, r, d)
+     ON CONFLICT (hash) DO NOTHING
+     RETURNING hash`,
+    [
+      results.map((r) => r.hash),
+      results.map((r) => r.chainId),
+      results.map((r) => r.result.status),
+      results.map((r) => r.blockNumber),
+      results.map((r) => JSON.stringify(r.result.txResult)),
+      results.map((r) => (r.result.data === null ? null : JSON.stringify(r.result.data))),
+      execSeq,
+    ],
+  );
+  return new Set(rows.map((row) => row.hash));
+}
+
+// ---------------------------------------------------------------------------
+// Meta
+
+export async function metaValue(client: Client, key: string, create: () => string): Promise<string> {
+  await client.query('INSERT INTO tx.meta (key, value) VALUES ($1, $2) ON CONFLICT DO NOTHING', [key, create()]);
+  const { rows } = await client.query<{ value: string }>('SELECT value FROM tx.meta WHERE key = $1', [key]);
+  return rows[0].value;
+}

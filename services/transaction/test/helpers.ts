@@ -1,0 +1,222 @@
+// Fixtures of the transaction service's tests: real NATS (JetStream) and
+// PostgreSQL, a real vault, and the service started per test with the
+// configuration the test needs (one instance at a time: every instance of
+// the service answers in one queue group). The block service is played by
+// the tests themselves, publishing ExecResults to the real EXEC stream.
+import { join } from 'node:path';
+import pg from 'pg';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { encodeRlp, keccak256, toBeArray, toUtf8Bytes } from 'ethers';
+import { STREAMS, VAULT, call, connectBus, type NatsConnection } from '@platform/bus';
+import { createLogger, loadConfig, type ExecResult, type Logger, type Receipt, type Transaction } from '@platform/common';
+import { startTestInfra, type TestInfra } from '@platform/launcher';
+import { startVault, type RunningVault } from '@platform/vault';
+import { startTransactionService, type Faults, type RunningTransactionService } from '../src/index.js';
+
+export interface Fixture {
+  infra: TestInfra;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** a fresh database */
+  database(name: string): Promise<string>;
+  /** starts the service on its own fresh database unless one is given; stopped by the next start or at the end */
+  start(options?: { env?: Record<string, string>; databaseUrl?: string; faults?: Faults; logger?: Logger; outboxSweepMs?: number }): Promise<RunningTransactionService & { databaseUrl: string }>;
+  /** a vault user's address, creating the key */
+  user(username: string): Promise<string>;
+  sql<R extends pg.QueryResultRow>(databaseUrl: string, text: string, values?: unknown[]): Promise<R[]>;
+  stop(): Promise<void>;
+}
+
+let databases = 0;
+
+export async function fixture(): Promise<Fixture> {
+  const infra = await startTestInfra({ nats: true, postgres: true });
+  const natsUrl = infra.nats!.url;
+  const config = (env: Record<string, string> = {}) => loadConfig({ DATA_DIR: join(infra.dataDir, 'node'), VAULT_PORT: '0', LOG_LEVEL: 'silent', ...env });
+  const vault: RunningVault = await startVault({
+    config: config(),
+    logger: createLogger('vault', 'silent'),
+    natsUrl,
+    databaseUrl: await infra.postgres!.createDatabase('vault'),
+  });
+  const nc = await connectBus({ url: natsUrl, name: 'transaction-test' });
+  let running: RunningTransactionService | null = null;
+  const pools = new Map<string, pg.Pool>();
+
+  const f: Fixture = {
+    infra,
+    nc,
+    js: jetstream(nc),
+    jsm: await jetstreamManager(nc),
+    database: (name) => infra.postgres!.createDatabase(name),
+    async start(options = {}) {
+      await running?.stop();
+      const databaseUrl = options.databaseUrl ?? (await f.database(`tx_${++databases}`));
+      running = await startTransactionService({
+        config: config(options.env),
+        logger: options.logger ?? createLogger('transaction', 'silent'),
+        natsUrl,
+        databaseUrl,
+        faults: options.faults,
+        outboxSweepMs: options.outboxSweepMs ?? 60_000,
+        // a message left unacknowledged by a simulated crash comes back quickly
+        execAckWaitMs: 1_000,
+      });
+      return { ...running, databaseUrl };
+    },
+    async user(username) {
+      try {
+        return (await call(nc, VAULT.keyCreate, { username })).address;
+      } catch {
+        return (await call(nc, VAULT.keyGet, { username })).address;
+      }
+    },
+    async sql(databaseUrl, text, values = []) {
+      let pool = pools.get(databaseUrl);
+      if (!pool) pools.set(databaseUrl, (pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })));
+      return (await pool.query(text, values)).rows;
+    },
+    async stop() {
+      await running?.stop();
+      for (const pool of pools.values()) await pool.end();
+      await nc.close();
+      await vault.stop();
+      await infra.stop();
+    },
+  };
+  return f;
+}
+
+export interface StreamMessage {
+  seq: number;
+  subject: string;
+  msgId: string | undefined;
+  tx: Transaction;
+}
+
+/** Every message of the TX stream (tests keep it small). */
+export async function admittedMessages(f: Fixture): Promise<StreamMessage[]> {
+  const info = await f.jsm.streams.info(STREAMS.tx.name);
+  const out: StreamMessage[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const m = await f.jsm.streams.getMessage(STREAMS.tx.name, { seq });
+    if (!m) continue;
+    out.push({ seq, subject: m.subject, msgId: m.header.get('Nats-Msg-Id') || undefined, tx: m.json<Transaction>() });
+  }
+  return out;
+}
+
+export async function admittedByHash(f: Fixture, hashes: string[]): Promise<Map<string, StreamMessage[]>> {
+  const wanted = new Set(hashes);
+  const found = new Map<string, StreamMessage[]>();
+  for (const m of await admittedMessages(f)) {
+    if (!wanted.has(m.tx.hash)) continue;
+    found.set(m.tx.hash, [...(found.get(m.tx.hash) ?? []), m]);
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------
+// ethers as the outside oracle of the signed bytes (CONVENTIONS.md "Raw transactions")
+
+export interface Fields {
+  nonce: number | bigint;
+  gasPrice: number | bigint;
+  gasLimit: number | bigint;
+  to: string | null;
+  value: number | bigint;
+  /** hex without 0x */
+  initOrData: string;
+  chainId?: string;
+  metadata?: Record<string, string>;
+}
+
+const hex = (h: string) => `0x${h.replace(/^0x/, '')}`;
+
+function baseList(f: Fields): unknown[] {
+  return [toBeArray(f.nonce), toBeArray(f.gasPrice), toBeArray(f.gasLimit), f.to ? hex(f.to) : '0x', toBeArray(f.value), hex(f.initOrData)];
+}
+
+function metadataList(metadata: Record<string, string> = {}): unknown[] {
+  return Object.keys(metadata)
+    .sort()
+    .map((k) => [toUtf8Bytes(k), toUtf8Bytes(metadata[k])]);
+}
+
+/** The digest a signer signs, by ethers' RLP and Keccak: `platform`, `literal` or `metadata` form. */
+export function ethersSigningHash(f: Fields, form: 'platform' | 'literal' | 'metadata' = 'platform'): string {
+  const list = baseList(f);
+  if (f.chainId) list.push(hex(f.chainId));
+  else if (form === 'literal') list.push('0x');
+  if (form === 'metadata') list.push(metadataList(f.metadata));
+  return keccak256(encodeRlp(list as never));
+}
+
+/** The transaction hash by ethers: the signed fields, chainId or empty, v, r, s, sorted metadata pairs. */
+export function ethersTransactionHash(f: Fields, sig: { r: string; s: string; v: number }): string {
+  const list = [...baseList(f), f.chainId ? hex(f.chainId) : '0x', toBeArray(sig.v), toBeArray(BigInt(hex(sig.r))), toBeArray(BigInt(hex(sig.s))), metadataList(f.metadata)];
+  return keccak256(encodeRlp(list as never)).slice(2);
+}
+
+export function fieldsOf(tx: Transaction): Fields {
+  return {
+    nonce: tx.nonce,
+    gasPrice: BigInt(tx.gasPrice),
+    gasLimit: BigInt(tx.gasLimit),
+    to: tx.to,
+    value: BigInt(tx.value),
+    initOrData: tx.initOrData,
+    chainId: tx.chainId,
+    metadata: tx.metadata,
+  };
+}
+
+
+// ---------------------------------------------------------------------------
+// Playing the block service
+
+export function receipt(tx: { hash: string; from: string }, overrides: Partial<Receipt> = {}): Receipt {
+  return {
+    transactionHash: tx.hash,
+    from: tx.from,
+    status: 'Success',
+    message: 'Success!',
+    kind: 'SolidVM',
+    response: '[]',
+    returnValues: [],
+    contractsCreated: [],
+    contractsDeleted: [],
+    gasUsed: '0',
+    etherUsed: '0',
+    stateChanges: [],
+    events: [],
+    time: 1,
+    trace: '',
+    ...overrides,
+  };
+}
+
+export function execResult(height: number, receipts: Receipt[], chainId = ''): ExecResult {
+  return {
+    chainId,
+    block: { number: height, hash: (height.toString(16) + 'b').padStart(64, 'b'), timestamp: 1_700_000_000 + height, parentHash: '0'.repeat(64), stateRoot: '5'.repeat(64) },
+    receipts,
+  };
+}
+
+/** Publishes like the block service: `exec.<chain>`, msgID `<chain>:<height>`. */
+export async function publishExec(f: Fixture, exec: ExecResult, msgID = `${exec.chainId || 'main'}:${exec.block.number}`): Promise<number> {
+  const ack = await f.js.publish(`exec.${exec.chainId || 'main'}`, JSON.stringify(exec), { msgID });
+  return ack.seq;
+}
+
+export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,263 @@
+// Results from execution, notices, and the invariants broken on purpose: a
+// crash between the admission commit and the publish (outbox), a crash
+// between the results commit and the ack (redelivery), a duplicate result.
+// The tests play the block service on the real EXEC stream.
+import { recoverAddress, Wallet } from 'ethers';
+import { TX, call, type SubmitItem } from '@platform/bus';
+import { PlatformError, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
+import { recordExecResult } from '../src/consumer.js';
+import { createPool, migrate } from '../src/db.js';
+import { admittedByHash, ethersSigningHash, execResult, fieldsOf, fixture, publishExec, receipt, until, type Fixture } from './helpers.js';
+
+const SRC = 'contract Box { uint v; constructor(uint _v) { v = _v; } function get() public returns (uint) { return v; } }';
+const BOX = 'b0'.repeat(20);
+const XABI: Xabi = { funcs: {}, constr: null, vars: {}, types: {}, modifiers: {}, events: {}, kind: 'ContractKind', using: {} };
+const created: CreatedContract = { address: BOX, chainId: '', name: 'Box', codeHash: 'c5'.repeat(32), vm: 'SolidVM', creatorOrg: null, appName: null, xabi: XABI };
+
+const upload: SubmitItem = { type: 'CONTRACT', payload: { contract: 'Box', src: SRC, args: { _v: 5 }, metadata: { VM: 'SolidVM' } } };
+const get: SubmitItem = { type: 'FUNCTION', payload: { contractAddress: BOX, method: 'get', args: {}, metadata: { VM: 'SolidVM' } } };
+const send: SubmitItem = { type: 'TRANSFER', payload: { toAddress: 'ee'.repeat(20), value: 42 } };
+const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
+
+let height = 0;
+
+describe('transaction - results, notices and the invariants', () => {
+  let f: Fixture;
+
+  beforeAll(async () => {
+    f = await fixture();
+  });
+  afterAll(async () => {
+    await f?.stop();
+  });
+
+  /** Notices of the hashes, collected from before the result is published. */
+  function notices(hashes: string[]): Promise<TxResult[]> {
+    return Promise.all(
+      hashes.map(async (hash) => {
+        const sub = f.nc.subscribe(`tx.done.${hash}`, { max: 1, timeout: 10_000 });
+        await f.nc.flush();
+        return (async () => {
+          for await (const m of sub) return m.json<TxResult>();
+          throw new Error(`no notice for ${hash}`);
+        })();
+      }),
+    ).then((waiting) => Promise.all(waiting));
+  }
+
+  async function transactions(hashes: string[]) {
+    const published = await admittedByHash(f, hashes);
+    return hashes.map((h) => published.get(h)![0].tx);
+  }
+
+  test('an ExecResult makes Success and Failure results with every field, and a tx.done notice each', async () => {
+    await f.start();
+    await f.user('rita');
+    const pendings = await call(f.nc, TX.submit, { username: 'rita', organization: null, chainId: null, transactions: [upload, get, get, send] });
+    const hashes = pendings.map((p) => p.hash);
+    const [create, ok, bad, transfer] = await transactions(hashes);
+    const done = notices(hashes);
+    const exec = execResult(++height, [
+      receipt(create, {
+        contractsCreated: [created],
+        gasUsed: '21000',
+        etherUsed: '21000',
+        stateChanges: [{ address: BOX, chainId: '', contractName: 'Box', codeHash: created.codeHash, vm: 'SolidVM', created: true, deleted: false, state: { v: '5' }, diff: { '.v': '5', '.old': null } }],
+      }),
+      receipt(ok, { response: '["5"]', returnValues: ['5'] }),
+      receipt(bad, { status: 'Failure', message: 'unknown method get', gasUsed: '7' }),
+      receipt(transfer, { kind: 'EVM' }),
+    ]);
+    await publishExec(f, exec);
+
+    const announced = await done;
+    const stored = await call(f.nc, TX.results, { hashes });
+    expect(announced).toEqual(stored);
+    expect(stored.map((r) => r.status)).toEqual(['Success', 'Success', 'Failure', 'Success']);
+    expect(stored[0].txResult).toEqual({
+      blockHash: exec.block.hash,
+      transactionHash: create.hash,
+      message: 'Success!',
+      response: '[]',
+      contractsCreated: BOX,
+      contractsDeleted: '',
+      gasUsed: (21000).toString(16).padStart(64, '0'),
+      etherUsed: (21000).toString(16).padStart(64, '0'),
+      stateDiff: JSON.stringify({ [BOX]: { '.v': '5', '.old': null } }),
+      newStorage: JSON.stringify({ [BOX]: { '.v': '5' } }),
+      deletedStorage: JSON.stringify({ [BOX]: { '.old': null } }),
+      time: 1,
+      kind: 'SolidVM',
+      chainId: null,
+      trace: '',
+      status: 'success',
+    });
+    expect(stored[0].data).toEqual({
+      tag: 'Upload',
+      contents: { bin: '', 'bin-runtime': '', address: BOX, chainId: null, codeHash: { kind: 'SolidVM', digest: created.codeHash }, name: 'Box', src: SRC, xabi: XABI },
+    });
+    expect(stored[1].data).toEqual({ tag: 'Call', contents: ['5'] });
+    expect(stored[2]).toMatchObject({ status: 'Failure', data: null, txResult: { message: 'unknown method get', status: 'failure', gasUsed: '7'.padStart(64, '0') } });
+    expect(stored[3].data).toEqual({
+      tag: 'Send',
+      contents: {
+        hash: transfer.hash,
+        from: transfer.from,
+        to: 'ee'.repeat(20),
+        value: '42',
+        nonce: transfer.nonce,
+        gasLimit: transfer.gasLimit,
+        gasPrice: transfer.gasPrice,
+        codeOrData: '',
+        r: transfer.r,
+        s: transfer.s,
+        v: transfer.v.toString(16),
+        chainId: null,
+        metadata: {},
+      },
+    });
+  });
+
+  test('results: in the order asked, Pending until final, 404 naming every unknown hash', async () => {
+    await f.start();
+    await f.user('sam');
+    const [a, b] = await call(f.nc, TX.submit, { username: 'sam', organization: null, chainId: null, transactions: [get, get] });
+    const unknown = 'ff'.repeat(32);
+    expect(await call(f.nc, TX.results, { hashes: [b.hash, `0x${a.hash.toUpperCase()}`] })).toEqual([b, a]);
+    const err = await failure(call(f.nc, TX.results, { hashes: [a.hash, unknown, 'ee'.repeat(32)] }));
+    expect(err).toMatchObject({ code: 'NOT_FOUND', status: 404, details: { unknown: [unknown, 'ee'.repeat(32)] } });
+    expect(await failure(call(f.nc, TX.results, { hashes: ['abc'] }))).toMatchObject({ code: 'BAD_HEX', details: { field: '[0]' } });
+  });
+
+  test('a raw transaction’s result has data null; a result of a transaction admitted elsewhere is kept too', async () => {
+    await f.start();
+    const wallet = Wallet.createRandom();
+    const fields = { nonce: 0, gasPrice: 1, gasLimit: 1000, to: BOX, value: 0, initOrData: '', metadata: { VM: 'SolidVM', funcName: 'get', args: '()' } };
+    const sig = wallet.signingKey.sign(ethersSigningHash(fields));
+    const raw = await call(f.nc, TX.submitRaw, {
+      username: 'u',
+      organization: null,
+      chainId: null,
+      transaction: { ...fields, to: `0x${BOX}`, initOrData: '0x', r: sig.r, s: sig.s, v: sig.v },
+    });
+    const [tx] = await transactions([raw.hash]);
+    const foreign = 'fa'.repeat(32);
+    const done = notices([raw.hash, foreign]);
+    await publishExec(f, execResult(++height, [receipt(tx, { returnValues: ['5'] }), receipt({ hash: foreign, from: 'fa'.repeat(20) }, { returnValues: ['1'] })]));
+    const [mine, theirs] = await done;
+    expect(mine).toMatchObject({ status: 'Success', data: null, txResult: { message: 'Success!' } });
+    expect(theirs).toMatchObject({ status: 'Success', hash: foreign, data: null });
+  });
+
+  test('a duplicate ExecResult (another stream message) never overwrites a final result', async () => {
+    const svc = await f.start();
+    await f.user('tina');
+    const [p] = await call(f.nc, TX.submit, { username: 'tina', organization: null, chainId: null, transactions: [get] });
+    const [tx] = await transactions([p.hash]);
+    const h = ++height;
+    const first = notices([p.hash]);
+    await publishExec(f, execResult(h, [receipt(tx, { returnValues: ['1'] })]));
+    const [final] = await first;
+    // outside the duplicate window the stream would store it again: a new msgID does the same here
+    const again = notices([p.hash]);
+    const seq = await publishExec(f, execResult(h, [receipt(tx, { status: 'Failure', message: 'other' })]), `replay-${h}`);
+    expect(await again).toEqual([final]);
+    await until('progress', async () => (await f.sql<{ last_seq: string }>(svc.databaseUrl, 'SELECT last_seq FROM tx.exec_progress'))[0]?.last_seq === String(seq));
+    expect(await call(f.nc, TX.results, { hashes: [p.hash] })).toEqual([final]);
+  });
+
+  test('a crash between the results commit and the ack: the redelivered message changes nothing, and its notices go out again', async () => {
+    const first = await f.start({ faults: { beforeExecAck: () => { throw new Error('simulated crash before ack'); } } });
+    await f.user('uma');
+    const [p] = await call(f.nc, TX.submit, { username: 'uma', organization: null, chainId: null, transactions: [get] });
+    const [tx] = await transactions([p.hash]);
+    const firstNotice = notices([p.hash]);
+    const seq = await publishExec(f, execResult(++height, [receipt(tx, { returnValues: ['9'] })]));
+    const [final] = await firstNotice;
+    const before = await f.sql(first.databaseUrl, 'SELECT hash, recorded_at, exec_seq FROM tx.results WHERE hash = $1', [p.hash]);
+    expect(before).toHaveLength(1);
+
+    const redelivered = notices([p.hash]);
+    await f.start({ databaseUrl: first.databaseUrl }); // the crashed instance stops without acking
+    expect(await redelivered).toEqual([final]);
+    expect(await f.sql(first.databaseUrl, 'SELECT hash, recorded_at, exec_seq FROM tx.results WHERE hash = $1', [p.hash])).toEqual(before);
+    expect(await f.sql(first.databaseUrl, 'SELECT last_seq::int AS seq FROM tx.exec_progress')).toEqual([{ seq }]);
+    // and the consumer moves on
+    const [q] = await call(f.nc, TX.submit, { username: 'uma', organization: null, chainId: null, transactions: [get] });
+    const [next] = await transactions([q.hash]);
+    const nextNotice = notices([q.hash]);
+    await publishExec(f, execResult(++height, [receipt(next)]));
+    expect((await nextNotice)[0].status).toBe('Success');
+  });
+
+  test('recording: an exec sequence at or below the last applied one changes nothing', async () => {
+    const pool = createPool(await f.database('tx_record'));
+    try {
+      await migrate(pool);
+      const tx = { hash: 'a1'.repeat(32), from: 'a2'.repeat(20) };
+      const applied = await recordExecResult(pool, 10, execResult(1, [receipt(tx, { returnValues: ['1'] })]));
+      expect(applied).toMatchObject({ applied: true, results: [{ status: 'Success' }] });
+      // the same sequence redelivered with other contents, and an older one: nothing is applied, the stored result is announced
+      const redelivered = await recordExecResult(pool, 10, execResult(1, [receipt(tx, { status: 'Failure', message: 'x' })]));
+      expect(redelivered).toEqual({ applied: false, results: applied.results });
+      expect(await recordExecResult(pool, 9, execResult(1, [receipt({ hash: 'a3'.repeat(32), from: tx.from })]))).toEqual({ applied: false, results: [] });
+      const rows = await pool.query('SELECT hash FROM tx.results');
+      expect(rows.rows).toEqual([{ hash: tx.hash }]);
+      expect((await pool.query('SELECT last_seq::int AS seq FROM tx.exec_progress')).rows).toEqual([{ seq: 10 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('outbox: transactions stored but not published (a crash between) go out at the next start, with msgID = hash and the same bytes', async () => {
+    const crashed = await f.start({ faults: { beforePublish: () => { throw new Error('simulated crash before publish'); } } });
+    await f.user('vera');
+    const pendings = await call(f.nc, TX.submit, { username: 'vera', organization: null, chainId: null, transactions: [get, send] });
+    const hashes = pendings.map((p) => p.hash);
+    expect((await admittedByHash(f, hashes)).size).toBe(0);
+    const stored = await f.sql<{ hash: string; body: string; published: boolean }>(crashed.databaseUrl, 'SELECT hash, body, published FROM tx.transactions ORDER BY seq');
+    expect(stored.map((r) => [r.hash, r.published])).toEqual(hashes.map((h) => [h, false]));
+
+    await f.start({ databaseUrl: crashed.databaseUrl });
+    const published = await admittedByHash(f, hashes);
+    for (const row of stored) {
+      const messages = published.get(row.hash)!;
+      expect(messages).toHaveLength(1);
+      expect(messages[0].msgId).toBe(row.hash);
+      expect(JSON.stringify(messages[0].tx)).toBe(row.body);
+    }
+    expect((await f.sql(crashed.databaseUrl, 'SELECT published FROM tx.transactions')).every((r) => r.published)).toBe(true);
+  });
+
+  test('outbox: a failed publish is retried by the sweeper while the service runs', async () => {
+    let failing = true;
+    const svc = await f.start({
+      outboxSweepMs: 200,
+      faults: { beforePublish: () => { if (failing) throw new Error('NATS hiccup'); } },
+    });
+    await f.user('wes');
+    const [p] = await call(f.nc, TX.submit, { username: 'wes', organization: null, chainId: null, transactions: [get] });
+    failing = false;
+    await until('the sweeper to publish', async () => (await admittedByHash(f, [p.hash])).get(p.hash));
+    await until('the row marked', async () => (await f.sql(svc.databaseUrl, 'SELECT published FROM tx.transactions WHERE hash = $1', [p.hash]))[0].published);
+  });
+
+  test('faucet: the zero-hash Success while gas is disabled; a real transfer of 2000 tokens, exempt from the nonce limit, with gas', async () => {
+    await f.start();
+    const target = `0x${'d1'.repeat(20)}`;
+    expect(await call(f.nc, TX.fill, { username: 'x', address: target })).toEqual({ status: 'Success', hash: '0'.repeat(64), txResult: null, data: null });
+
+    const svc = await f.start({ env: { GAS_ENABLED: 'true', ACCOUNT_NONCE_LIMIT: '0' } });
+    const fills = [await call(f.nc, TX.fill, { username: 'x', address: target }), await call(f.nc, TX.fill, { username: 'x', address: target })];
+    const txs = await transactions(fills.map((r) => r.hash));
+    expect(fills.map((r) => r.status)).toEqual(['Pending', 'Pending']);
+    expect(txs.map((t) => [t.from, t.to, t.value, t.nonce, t.initOrData])).toEqual([
+      [svc.faucetAddress, 'd1'.repeat(20), (2000n * 10n ** 18n).toString(), 0, ''],
+      [svc.faucetAddress, 'd1'.repeat(20), (2000n * 10n ** 18n).toString(), 1, ''],
+    ]);
+    expect(recoverAddress(ethersSigningHash(fieldsOf(txs[0])), { r: `0x${txs[0].r}`, s: `0x${txs[0].s}`, v: txs[0].v }).toLowerCase()).toBe(`0x${svc.faucetAddress}`);
+    // the faucet's key is the service's, kept across restarts
+    expect((await f.start({ databaseUrl: svc.databaseUrl, env: { GAS_ENABLED: 'true' } })).faucetAddress).toBe(svc.faucetAddress);
+    expect(await failure(call(f.nc, TX.fill, { username: 'x', address: 'nope' }))).toMatchObject({ code: 'BAD_HEX', details: { field: 'address' } });
+  });
+});
