@@ -28,3 +28,15 @@ export type {
   TxParamsInput,
 } from './contracts/tx.js';
 export type { NatsConnection, Subscription } from '@nats-io/nats-core';
+export {
+  contractPayloadSchema,
+  fillParamsSchema,
+  functionPayloadSchema,
+  rawTransactionBodySchema,
+  resultParamsSchema,
+  resultsBodySchema,
+  transactionBodySchema,
+  transactionQuerySchema,
+  transferPayloadSchema,
+  txResultSchema,
+} from './contracts/tx-schemas.js';

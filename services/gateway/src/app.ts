@@ -13,16 +13,18 @@ import { installBodyParsers } from './body.js';
 import { installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
 import { keyRoutes } from './routes/key.js';
+import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
+import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit'>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs'>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
 }
 
 /** Services the registered routes call; /ready waits for each. Grows as routes are added. */
-const ROUTED_SERVICES: ServiceName[] = ['vault'];
+const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx'];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -67,6 +69,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   installBodyParsers(app);
   installErrorHandling(app);
   app.addSchema(ERROR_BODY_SCHEMA);
+  app.addSchema(TX_RESULT_SCHEMA);
+  const hub = new ResolveHub(deps.nc, deps.logger);
+  app.addHook('onClose', async () => hub.close());
 
   await app.register(swagger, {
     openapi: {
@@ -85,6 +90,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(async (platform) => {
     requireToken(platform, deps.verifier);
     keyRoutes(platform, deps.nc);
+    transactionRoutes(platform, { nc: deps.nc, hub, resolveTimeoutMs: deps.config.resolveTimeoutMs });
   });
   return app;
 }

@@ -11,6 +11,7 @@ import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
 import { connectBus, type NatsConnection } from '@platform/bus';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startVault } from '@platform/vault';
+import { startTransactionService } from '@platform/transaction';
 import { buildGateway } from '../src/index.js';
 
 const BODY_LIMIT = 4096;
@@ -46,6 +47,7 @@ describe('gateway', () => {
   let issuer: TestIssuer;
   let nc: NatsConnection;
   let vault: { stop(): Promise<void> };
+  let transactions: { stop(): Promise<void> };
   let app: FastifyInstance;
   let token: string;
   let base: string;
@@ -59,6 +61,7 @@ describe('gateway', () => {
     const sink = new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) });
     const logger = createLogger('gateway-test', 'info', sink);
     vault = await startVault({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
+    transactions = await startTransactionService({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
     nc = await connectBus({ url: infra.nats!.url, name: 'gateway-test' });
     const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['preferred_username', 'sub'], orgClaim: 'organization' });
     app = await buildGateway({ config, logger, nc, verifier });
@@ -67,6 +70,7 @@ describe('gateway', () => {
   });
   afterAll(async () => {
     await app?.close();
+    await transactions?.stop();
     await vault?.stop();
     await nc?.close();
     await issuer?.stop();
@@ -116,6 +120,10 @@ describe('gateway', () => {
     const doc = (await send(base, { method: 'GET', url: '/openapi.json' })).json();
     expect(doc.paths['/platform/v2.3/key']).toHaveProperty('post');
     expect(doc.paths['/platform/v2.3/key']).toHaveProperty('get');
+    for (const path of ['/platform/v2.3/transaction', '/platform/v2.3/transaction/raw', '/bloc/v2.2/transaction/raw', '/bloc/v2.2/transactions/results', '/bloc/v2.2/transactions/{hash}/result', '/bloc/v2.2/users/user/{address}/fill']) {
+      expect(doc.paths).toHaveProperty([path]);
+    }
+    expect(doc.components.schemas).toHaveProperty('TxResult');
     expect(doc.components.schemas).toHaveProperty('ErrorBody');
     expect(doc.paths).not.toHaveProperty('/ready');
   });
@@ -123,7 +131,7 @@ describe('gateway', () => {
   test('/ready reports each dependency', async () => {
     const res = await send(base, { method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true });
+    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true });
   });
 
   test('random bodies and headers at the key routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
@@ -144,6 +152,21 @@ describe('gateway', () => {
         if (res.statusCode >= 400) expect(res.json().error.code).toEqual(expect.any(String));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test('random bodies at the transaction routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
+    const route = fc.constantFrom('/platform/v2.3/transaction', '/platform/v2.3/transaction/raw', '/bloc/v2.2/transactions/results', '/platform/v2.3/transaction?resolve=maybe', '/bloc/v2.2/transactions/zz/result');
+    const item = fc.record({ type: fc.oneof(fc.constantFrom('CONTRACT', 'FUNCTION', 'TRANSFER'), fc.string()), payload: fc.oneof(fc.object(), fc.record({ contractAddress: fc.string(), method: fc.string(), args: fc.object() }), fc.record({ toAddress: fc.string(), value: fc.oneof(fc.integer(), fc.string()) })) });
+    const body = fc.oneof(fc.json(), fc.record({ txs: fc.array(item, { maxLength: 3 }) }), fc.record({ nonce: fc.anything(), r: fc.string(), s: fc.string(), initOrData: fc.string(), gasPrice: fc.anything(), gasLimit: fc.anything(), value: fc.anything() }), fc.array(fc.string(), { maxLength: 3 }).map((a) => JSON.stringify(a)));
+    await fc.assert(
+      fc.asyncProperty(route, body, async (url, payload) => {
+        const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+        const res = await send(base, { method: url.includes('/result') && !url.includes('results') ? 'GET' : 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: text });
+        expect(res.statusCode).toBeLessThan(500);
+        if (res.statusCode >= 400) expect(res.json().error.code).toEqual(expect.any(String));
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import type { CreatedContract, Transaction, Xabi } from '@platform/common';
 import { draftsOf } from '../src/drafts.js';
 import { finalResult, hex64 } from '../src/results.js';
-import { fillParamsSchema, rawTransactionBodySchema, resultsBodySchema, transactionBodySchema, transactionQuerySchema, txResultSchema } from '../src/schemas.js';
+import { fillParamsSchema, rawTransactionBodySchema, resultsBodySchema, transactionBodySchema, transactionQuerySchema, txResultSchema } from '@platform/bus';
 import { execResult, receipt } from './helpers.js';
 
 const XABI = { funcs: {}, constr: null, vars: {}, types: {}, modifiers: {}, events: {}, kind: 'ContractKind', using: {} } as Xabi;

@@ -1,5 +1,5 @@
 // JSON schemas (draft-07, as fastify's ajv reads them) of the HTTP bodies the
-// transaction endpoints take, for the gateway's routes: early 400s and the
+// transaction endpoints take (services/transaction), for the gateway's routes: early 400s and the
 // OpenAPI document. They check shape only — the service re-checks every field
 // and names it — and never forbid extra fields (CONVENTIONS.md "Requests":
 // unknown fields are accepted and ignored). Query values are strings (the
@@ -132,7 +132,7 @@ export const fillParamsSchema = { type: 'object', required: ['address'], propert
 export const transactionQuerySchema = {
   type: 'object',
   properties: {
-    resolve: { type: 'string', enum: ['true', 'false'], description: 'wait for completion (at most RESOLVE_TIMEOUT_MS)' },
+    resolve: { type: 'string', enum: ['true', 'false', '1', '0', ''], description: 'wait for completion (at most RESOLVE_TIMEOUT_MS)' },
     chainid: chainId,
   },
 } as const;
