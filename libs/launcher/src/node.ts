@@ -36,6 +36,8 @@ export interface RunningNode {
   idpUrl: string | null;
   natsUrl: string;
   databaseUrl: string;
+  /** the supervised processes by name (`idp`, and each of NODE_SERVICES) */
+  processes: ReadonlyMap<string, Supervised>;
   stop(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   mkdirSync(dataDir, { recursive: true });
 
   const stops: Array<() => Promise<void>> = [];
+  const processes = new Map<string, Supervised>();
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
   };
@@ -73,6 +76,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
         onLine: options.onLine,
       });
       stops.push(() => child.stop());
+      processes.set(name, child);
       return child;
     };
 
@@ -99,6 +103,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       idpUrl,
       natsUrl,
       databaseUrl,
+      processes,
       stop: stopAll,
     };
   } catch (err) {

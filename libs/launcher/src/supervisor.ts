@@ -17,6 +17,10 @@ export interface Supervised {
   readonly name: string;
   /** restarts so far */
   readonly restarts: number;
+  /** pid of the running process, null between a crash and its restart */
+  readonly pid: number | null;
+  /** sends a signal to the running process (a test's `kill -9`); the supervisor restarts it as after any crash */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -74,6 +78,12 @@ export function supervise(options: SupervisedOptions): Supervised {
     name: options.name,
     get restarts() {
       return restarts;
+    },
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? (child.pid ?? null) : null;
+    },
+    signal(signal) {
+      child?.kill(signal);
     },
     async stop() {
       stopping = true;
