@@ -1,8 +1,8 @@
 // abi.encode / abi.encodePacked / abi.decode with Solidity's layouts, so that
 // hashes of encoded values agree with contracts compiled by solc.
 import { VmFailure } from './errors.js';
-import { bytesToHex, fromUtf8, hexToBytes, utf8 } from './hash.js';
-import type { SType } from './types.js';
+import { bytesToHex, fromUtf8, hexToBytes, keccak256, utf8 } from './hash.js';
+import { STRING, UINT256, typeName, type SType } from './types.js';
 import { AccountValue } from './values.js';
 
 function word(v: bigint): Uint8Array {
@@ -139,7 +139,8 @@ export function abiEncodePacked(types: SType[], values: unknown[]): Uint8Array {
 }
 
 function badData(): never {
-  throw new VmFailure('REVERT', 'abi.decode: data does not match the types', 'error', { reason: 'abi.decode: data does not match the types' });
+  // the EVM reverts without data here
+  throw new VmFailure('REVERT', 'abi.decode: data does not match the types', 'other');
 }
 
 function readWord(b: Uint8Array, at: number): bigint {
@@ -202,17 +203,31 @@ function decodeOne(t: SType, b: Uint8Array, at: number): unknown {
     }
     case 'decimal':
       return BigInt.asIntN(256, readWord(b, at));
-    case 'bool':
-      return readWord(b, at) !== 0n;
-    case 'enum':
-      return Number(readWord(b, at));
+    // solc's decoder validates every word: dirty high bits revert, as out-of-range integers do
+    case 'bool': {
+      const w = readWord(b, at);
+      if (w > 1n) badData();
+      return w === 1n;
+    }
+    case 'enum': {
+      const w = readWord(b, at);
+      if (w >= BigInt(t.members.length)) badData();
+      return Number(w);
+    }
     case 'address':
     case 'contract':
-      return BigInt.asUintN(160, readWord(b, at)).toString(16).padStart(40, '0');
-    case 'account':
-      return new AccountValue(BigInt.asUintN(160, readWord(b, at)).toString(16).padStart(40, '0'), null);
-    case 'fbytes':
-      return readWord(b, at) >> BigInt((32 - t.n) * 8);
+    case 'account': {
+      const w = readWord(b, at);
+      if (w >> 160n !== 0n) badData();
+      const a = w.toString(16).padStart(40, '0');
+      return t.k === 'account' ? new AccountValue(a, null) : a;
+    }
+    case 'fbytes': {
+      const w = readWord(b, at);
+      const sh = BigInt((32 - t.n) * 8);
+      if (w & ((1n << sh) - 1n)) badData();
+      return w >> sh;
+    }
     default:
       return badData();
   }
@@ -220,4 +235,49 @@ function decodeOne(t: SType, b: Uint8Array, at: number): unknown {
 
 export function abiDecode(types: SType[], b: Uint8Array): unknown[] {
   return decodeTuple(types, b, 0);
+}
+
+/** The canonical ABI name of a type, as in function and error signatures (`(uint256,string)[]`). */
+export function abiTypeName(t: SType): string {
+  switch (t.k) {
+    case 'struct':
+      return `(${t.fields.map((f) => abiTypeName(f.t)).join(',')})`;
+    case 'array':
+      return `${abiTypeName(t.elem)}[${t.len ?? ''}]`;
+    case 'enum':
+      return 'uint8';
+    case 'contract':
+    case 'account':
+      return 'address';
+    case 'decimal':
+      return 'int256';
+    default:
+      return typeName(t);
+  }
+}
+
+/** The 4-byte selector of a signature `name(type,…)`, as hex. */
+export function selectorOf(name: string, types: SType[]): string {
+  return bytesToHex(keccak256(utf8(`${name}(${types.map(abiTypeName).join(',')})`)).subarray(0, 4));
+}
+
+const ERROR_SELECTOR = hexToBytes('08c379a0');
+const PANIC_SELECTOR = hexToBytes('4e487b71');
+
+/**
+ * The revert data the EVM would return for a failure, for `catch (bytes
+ * memory data)`: `Error(string)`, `Panic(uint256)` or a custom error,
+ * ABI-encoded behind its selector; empty for a revert without data.
+ */
+export function revertData(e: VmFailure): Uint8Array {
+  switch (e.kind) {
+    case 'error':
+      return concat([ERROR_SELECTOR, abiEncode([STRING], [e.data.reason ?? e.message])]);
+    case 'panic':
+      return concat([PANIC_SELECTOR, abiEncode([UINT256], [e.data.panic ?? 0n])]);
+    case 'custom':
+      return concat([hexToBytes(e.data.selector ?? '00000000'), abiEncode(e.data.types ?? [], e.data.args ?? [])]);
+    default:
+      return new Uint8Array(0);
+  }
 }

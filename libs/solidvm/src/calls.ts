@@ -1,10 +1,10 @@
 // Function calls: internal and external calls, `new`, conversions, struct
 // constructors and the built-in functions (require, keccak256, abi.*, the
 // SolidVM identity built-ins…).
-import { abiDecode, abiEncode, abiEncodePacked } from './abi.js';
+import { abiDecode, abiEncode, abiEncodePacked, selectorOf } from './abi.js';
 import { compilerFor, interfaceOf, invoke, type CFn, type ContractRt } from './compiler.js';
 import type { FnScope } from './compiler.js';
-import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_POP_EMPTY, VmFailure, panic, revertWith } from './errors.js';
+import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_POP_EMPTY, VmFailure, panic, revertBare, revertWith } from './errors.js';
 import {
   coerce,
   concrete,
@@ -18,7 +18,7 @@ import {
   toMemoryValue,
   type CE,
 } from './expr.js';
-import { bytesToHex, hexToBytes, keccak256, ripemd160, sha256, utf8 } from './hash.js';
+import { bytesToHex, ecrecoverAddress, hexToBytes, keccak256, ripemd160, sha256, utf8 } from './hash.js';
 import { HaltSignal, callExternal, createByContract, transferValue } from './interop.js';
 import { deleteDeep, readDeep, readLength, writeDeep, type Frame } from './runtime.js';
 import {
@@ -112,6 +112,9 @@ function callResult(fn: CFn, ev: (f: Frame) => any): CE {
 
 /** A call of a function in the caller's context (internal, library, super, free). */
 export function internalCall(sc: FnScope, fn: CFn, args: CE[], node: Node, bound: CE | null = null): CE {
+  // private members are not inherited (solc: undeclared in a derived contract)
+  if (fn.visibility === 'private' && sc.owner && fn.owner && fn.owner !== sc.owner && fn.owner.kind !== 'library') err(node, `private function ${fn.name} of ${fn.owner.name} is not visible here`);
+  sc.calls(node, fn);
   const all = bound ? [bound, ...args] : args;
   const evs = argValues(sc, fn, all, node);
   let ev: (f: Frame) => any;
@@ -267,7 +270,13 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
     case 'require': {
       if (n < 1 || n > 2) err(node, 'require takes one or two arguments');
       const c = arg(0, BOOL);
-      if (n === 1) return { t: VOID, ev: (f) => (c(f) ? undefined : revertWith('require failed')) };
+      if (n === 1) return { t: VOID, ev: (f) => (c(f) ? undefined : revertBare('require failed')) };
+      const second = argNodes[1];
+      if (second.type === 'FunctionCall' && findError(sc, second.expression)) {
+        // require(cond, CustomError(args)) (Solidity 0.8.26)
+        const raise = customError(sc, second).ev;
+        return { t: VOID, ev: (f) => (c(f) ? undefined : raise(f)) };
+      }
       const m = arg(1, STRING);
       return { t: VOID, ev: (f) => (c(f) ? undefined : revertWith(m(f))) };
     }
@@ -276,7 +285,7 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
       return { t: VOID, ev: (f) => (c(f) ? undefined : panic(PANIC_ASSERT)) };
     }
     case 'revert': {
-      if (n === 0) return { t: VOID, ev: () => revertWith('revert') };
+      if (n === 0) return { t: VOID, ev: () => revertBare('revert') };
       const m = arg(0, STRING);
       return { t: VOID, ev: (f) => revertWith(m(f)) };
     }
@@ -321,8 +330,8 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
       return {
         t: ADDRESS,
         ev: (f) => {
-          const hook = f.x.hooks.ecrecover;
-          if (!hook) revertWith('ecrecover is not available on this node');
+          // the node may supply its own; otherwise @platform/crypto's secp256k1 (deterministic either way)
+          const hook = f.x.hooks.ecrecover ?? ecrecoverAddress;
           const w = (x: bigint) => hexToBytes(x.toString(16).padStart(64, '0'));
           return hook(w(h(f)), Number(v(f)), w(r(f)), w(s(f))) ?? '0000000000000000000000000000000000000000';
         },
@@ -330,6 +339,7 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
     }
     case 'selfdestruct':
     case 'suicide': {
+      sc.writesState(node, 'destroys the contract');
       const to = arg(0, ADDRESS);
       return {
         t: VOID,
@@ -344,6 +354,7 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
       };
     }
     case 'gasleft':
+      sc.readsState(node);
       return {
         t: UINT256,
         ev: (f) => {
@@ -541,6 +552,7 @@ function memberCall(sc: FnScope, callee: Node, argNodes: Node[], names: string[]
   const B = compileExpr(sc, base);
   const t = B.t;
   if (t.k === 'array' && (m === 'push' || m === 'pop')) return arrayMethod(sc, B, m, argNodes, node);
+  if (t.k === 'bytes' && (m === 'push' || m === 'pop') && B.stScalar && B.lv) return storageBytesMethod(sc, B, m, argNodes, node);
   if ((t.k === 'address' || t.k === 'contract') && (m === 'transfer' || m === 'send' || m === 'call')) {
     if (t.k === 'address' || !interfaceOf(sc.cc.cu, t.name).has(m)) return addressMethod(sc, B, m, argNodes, opts, node);
   }
@@ -572,6 +584,38 @@ function superCall(sc: FnScope, m: string, argNodes: Node[], names: string[], no
   return err(node, `no base implementation of ${m}`);
 }
 
+/** `b.push(x)`, `b.push()`, `b.pop()` on bytes in storage. */
+function storageBytesMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], node: Node): CE {
+  sc.writesState(node);
+  const lv = B.lv!;
+  if (m === 'pop') {
+    if (argNodes.length) err(node, 'pop takes no arguments');
+    return {
+      t: VOID,
+      ev: (f) =>
+        void lv.update(f, (_, old: Uint8Array) => {
+          if (old.length === 0) panic(PANIC_POP_EMPTY);
+          return old.slice(0, old.length - 1);
+        }),
+    };
+  }
+  if (argNodes.length > 1) err(node, 'push takes at most one argument');
+  const v = argNodes.length ? coerce(sc, compileExpr(sc, argNodes[0]), fbytesT(1), argNodes[0]).ev : () => 0n;
+  return {
+    t: argNodes.length ? VOID : fbytesT(1),
+    ev: (f) => {
+      const b = Number(v(f));
+      lv.update(f, (_, old: Uint8Array) => {
+        const c = new Uint8Array(old.length + 1);
+        c.set(old);
+        c[old.length] = b;
+        return c;
+      });
+      return argNodes.length ? undefined : 0n;
+    },
+  };
+}
+
 function arrayMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], node: Node): CE {
   const t = B.t as Extract<SType, { k: 'array' }>;
   if (t.len !== null) err(node, `${m} is not available on fixed-size arrays`);
@@ -583,6 +627,7 @@ function arrayMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], node: Node
     const v = argNodes.length ? toMemoryValue(sc, coerce(sc, compileExpr(sc, argNodes[0]), et, argNodes[0]), et).ev : () => defaultValue(et);
     return { t: UINT256, ev: (f) => BigInt((bev(f) as unknown[]).push(v(f))) };
   }
+  sc.writesState(node);
   if (m === 'pop') {
     if (argNodes.length) err(node, 'pop takes no arguments');
     return {
@@ -626,6 +671,7 @@ function arrayMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], node: Node
 
 
 function addressMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], opts: CallOpts, node: Node): CE {
+  sc.writesState(node, 'sends value');
   const a = B.ev;
   if (m === 'transfer' || m === 'send') {
     if (argNodes.length !== 1) err(node, `${m} takes one argument`);
@@ -661,6 +707,8 @@ function addressMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], opts: Ca
 function externalCall(sc: FnScope, B: CE, fns: CFn[], argNodes: Node[], names: string[], opts: CallOpts, node: Node): CE {
   const args = compileArgs(sc, argNodes);
   const [fn, ordered] = pickOverload(sc, fns, args, names, node);
+  sc.calls(node, fn);
+  if (opts.value) sc.writesState(node, 'sends value');
   const evs = argValues(sc, fn, ordered, node);
   const target = B.ev;
   const value = opts.value ? coerce(sc, compileExpr(sc, opts.value), UINT256, opts.value).ev : null;
@@ -669,6 +717,12 @@ function externalCall(sc: FnScope, B: CE, fns: CFn[], argNodes: Node[], names: s
   return {
     t: r.t,
     ev: (f) => callExternal(f, target(f), name, sig, evs.map((e) => e(f)), value ? value(f) : 0n),
+    prep: (f) => {
+      const to = target(f);
+      const a = evs.map((e) => e(f));
+      const v = value ? value(f) : 0n;
+      return () => callExternal(f, to, name, sig, a, v);
+    },
   };
 }
 
@@ -685,6 +739,7 @@ function newExpr(sc: FnScope, typeNode: Node, argNodes: Node[], opts: CallOpts, 
     if (typeNode.name === 'string') return { t: STRING, ev: (f) => '\0'.repeat(Number(n(f))) };
     return { t: BYTES, ev: (f) => new Uint8Array(Number(n(f))) };
   }
+  sc.writesState(node, 'creates a contract');
   const name: string = typeNode.namePath;
   const c = sc.unit.contracts.get(name);
   if (!c) return err(typeNode, `unknown contract ${name}`);
@@ -708,6 +763,12 @@ function newExpr(sc: FnScope, typeNode: Node, argNodes: Node[], opts: CallOpts, 
         salt ? salt(f) : undefined,
         value ? value(f) : 0n,
       );
+    },
+    prep: (f) => {
+      const a = evs.map((e) => e(f));
+      const s = salt ? salt(f) : undefined;
+      const v = value ? value(f) : 0n;
+      return () => createByContract(f, cu.contracts.get(name)!, a, s, v);
     },
   };
 }
@@ -733,6 +794,7 @@ function resolveEvent(sc: FnScope, e: EventDef): void {
 }
 
 export function emitEvent(sc: FnScope, e: EventDef, argNodes: Node[], names: string[], node: Node): CE {
+  sc.writesState(node, 'emits an event');
   resolveEvent(sc, e);
   if (argNodes.length !== e.params.length) err(node, `event ${e.name} takes ${e.params.length} arguments`);
   const evs = e.params.map((p, i) => {
@@ -755,8 +817,8 @@ export function emitEvent(sc: FnScope, e: EventDef, argNodes: Node[], names: str
 }
 
 /** `revert Err(args)`: fails with `Err(arg, …)` as the message. */
-export function customError(sc: FnScope, call: Node): CE {
-  const callee = call.expression;
+/** The declaration of a custom error visible from here (`Err` or `C.Err`) and its parameters. */
+export function findError(sc: FnScope, callee: Node): { name: string; ps: Array<{ name: string; t: SType }> } | undefined {
   const name: string = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberAccess' ? callee.memberName : '';
   let def: Node | undefined;
   let scope: ContractInfo | null = null;
@@ -777,23 +839,35 @@ export function customError(sc: FnScope, call: Node): CE {
     }
   }
   if (!def) def = sc.unit.errors.get(name)?.node;
-  if (!def) {
-    if (name === 'revert' || callee.type !== 'Identifier') return compileCall(sc, call);
-    return err(call, `undeclared error ${name}`);
-  }
+  if (!def) return undefined;
   const ps: Array<{ name: string; t: SType }> = def.parameters.map((p: Node, i: number) => ({
     name: p.name ?? `arg${i}`,
     t: lookupTypeNode({ ...sc, unit: sc.unit, owner: scope } as FnScope, p.typeName),
   }));
+  return { name, ps };
+}
+
+export function customError(sc: FnScope, call: Node): CE {
+  const callee = call.expression;
+  const found = findError(sc, callee);
+  if (!found) {
+    const name: string = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberAccess' ? callee.memberName : '';
+    if (name === 'revert' || callee.type !== 'Identifier') return compileCall(sc, call);
+    return err(call, `undeclared error ${name}`);
+  }
+  const { name, ps } = found;
   const argNodes: Node[] = call.arguments;
   if (argNodes.length !== ps.length) err(call, `error ${name} takes ${ps.length} arguments`);
   const evs = ps.map((p, i) => toMemoryValue(sc, coerce(sc, compileExpr(sc, argNodes[i]), p.t, argNodes[i]), p.t).ev);
+  const types = ps.map((p) => p.t);
+  // the selector, so `catch (bytes memory data)` gets the data the EVM would give
+  const selector = selectorOf(name, types);
   return {
     t: VOID,
     ev: (f) => {
       const vals = evs.map((e) => e(f));
       const text = `${name}(${vals.map((v, i) => renderEventValue(ps[i].t, v).replace(/^True$|^False$/, (b) => b.toLowerCase())).join(', ')})`;
-      throw new VmFailure('REVERT', text, 'custom', { errorName: name, args: vals });
+      throw new VmFailure('REVERT', text, 'custom', { errorName: name, args: vals, types, selector });
     },
   };
 }

@@ -139,6 +139,7 @@ export class ContractCompiler {
         if (n.isFallback || n.isReceiveEther || !n.name) continue;
         const fn = this.shell(n, c);
         const prev = bySig.get(fn.sig);
+        if (prev && prev.owner === c) fail(n, `duplicate declaration of ${fn.sig}`);
         if (prev && prev.implemented && !fn.implemented) continue;
         bySig.set(fn.sig, fn);
       }
@@ -254,6 +255,30 @@ export class ContractCompiler {
     };
   }
 
+  /** Public getter of a constant: its value, computed as the contract's code computes it. */
+  constantGetter(sv: StateVar): CFn {
+    return {
+      name: sv.name,
+      node: sv.node,
+      owner: sv.owner,
+      cc: this,
+      params: [],
+      returns: [{ name: '', t: sv.t, storage: false }],
+      sig: `${sv.name}()`,
+      visibility: 'external',
+      mutability: 'view',
+      implemented: true,
+      isGetter: true,
+      nLocals: 1,
+      retSlots: [0],
+      compiled: true,
+      run: (f) => {
+        // sv.ce is set by compileConstants, before any code runs
+        f.l[0] = sv.ce!.ev(f);
+      },
+    };
+  }
+
   /** Public getter of a state variable: mapping keys and array indices become parameters. */
   getter(sv: StateVar): CFn {
     const params: Param[] = [];
@@ -273,20 +298,26 @@ export class ContractCompiler {
     const valueT = t;
     const base = sv.path;
     const arrays = steps.map((s, i) => (s.kind === 'index' ? lenOf(sv.t, i) : undefined));
+    // As in Solidity, a struct is returned member by member, leaving out the
+    // members a getter cannot return whole (mappings and arrays; bytes and
+    // string stay).
+    const members = valueT.k === 'struct' ? valueT.fields.filter((fd) => fd.t.k !== 'mapping' && fd.t.k !== 'array') : null;
+    const returns: Param[] = members ? members.map((fd) => ({ name: fd.name, t: fd.t, storage: false })) : [{ name: '', t: valueT, storage: false }];
+    const n = params.length;
     const fn: CFn = {
       name: sv.name,
       node: sv.node,
       owner: sv.owner,
       cc: this,
       params,
-      returns: [{ name: '', t: valueT, storage: false }],
+      returns,
       sig: `${sv.name}(${params.map((p) => typeName(p.t)).join(',')})`,
       visibility: 'external',
       mutability: 'view',
       implemented: true,
       isGetter: true,
-      nLocals: params.length + 1,
-      retSlots: [params.length],
+      nLocals: n + returns.length,
+      retSlots: returns.map((_, i) => n + i),
       compiled: true,
       run: (f) => {
         let p = base;
@@ -301,7 +332,13 @@ export class ContractCompiler {
             p += `[${idx}]`;
           }
         }
-        f.l[params.length] = isValueType(valueT) ? codecOf(valueT).dec(f.x.sload(f.self, p)) : readDeep(f.x, f.self, p, valueT);
+        if (members) {
+          for (let i = 0; i < members.length; i++) {
+            const mt = members[i].t;
+            const mp = `${p}.${members[i].name}`;
+            f.l[n + i] = isValueType(mt) ? codecOf(mt).dec(f.x.sload(f.self, mp)) : readDeep(f.x, f.self, mp, mt);
+          }
+        } else f.l[n] = isValueType(valueT) ? codecOf(valueT).dec(f.x.sload(f.self, p)) : readDeep(f.x, f.self, p, valueT);
       },
     };
     return fn;
@@ -338,6 +375,36 @@ export class FnScope {
 
   get unit(): Unit {
     return this.cc.unit;
+  }
+
+  // Declared mutability, checked at upload (CONVENTIONS.md: an upload fails on
+  // pure/view violations, as solc rejects them). `constant` is the legacy view.
+
+  /** The code reads the state or the environment (msg, block, tx, balances). */
+  readsState(node: Node): void {
+    const fn = this.fn;
+    if (fn && fn.mutability === 'pure') fail(node, `function ${fn.name} is declared pure but reads the state or the environment`);
+  }
+
+  /** The code changes the state (storage, events, creations, value, non-view calls). */
+  writesState(node: Node, what = 'modifies the state'): void {
+    const fn = this.fn;
+    const m = fn?.mutability;
+    if (m === 'pure' || m === 'view' || m === 'constant') fail(node, `function ${fn!.name} is declared ${m === 'constant' ? 'view' : m} but ${what}`);
+  }
+
+  /** An assignment to an immutable: only in a constructor or a state variable initialiser (CONVENTIONS.md). */
+  assignsImmutable(node: Node): void {
+    const fn = this.fn;
+    if (fn && !fn.node?.isConstructor && fn.node !== fn.owner?.ctor) fail(node, 'an immutable can only be assigned in the constructor');
+  }
+
+  /** A call to a function of a declared mutability. */
+  calls(node: Node, callee: { name: string; mutability: string | null }): void {
+    const m = callee.mutability;
+    if (m === 'pure') return;
+    if (m === 'view' || m === 'constant') this.readsState(node);
+    else this.writesState(node, `calls ${callee.name}, which may modify the state`);
   }
 
   push(): void {
@@ -436,7 +503,7 @@ export function interfaceOf(cu: CompiledUnit, name: string): Map<string, CFn[]> 
     const ext = fns.filter((f) => f.visibility === 'public' || f.visibility === 'external');
     if (ext.length) m.set(n, ext);
   }
-  for (const sv of cc.vars.values()) if (sv.isPublic && !sv.constant) m.set(sv.name, [cc.getter(sv)]);
+  for (const sv of cc.vars.values()) if (sv.isPublic) m.set(sv.name, [sv.constant ? cc.constantGetter(sv) : cc.getter(sv)]);
   cu.ifaces.set(name, m);
   return m;
 }

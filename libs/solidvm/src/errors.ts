@@ -1,6 +1,7 @@
 // Errors with stable codes. Compile errors reject an upload; everything else
 // is raised while executing and becomes a failed ExecOutcome (never escapes
 // createContract/callContract), with every state change rolled back.
+import type { SType } from './types.js';
 
 export const SOLIDVM_COMPILE_ERROR = 'SOLIDVM_COMPILE_ERROR';
 
@@ -49,7 +50,7 @@ export class VmFailure extends Error {
     message: string,
     /** for try/catch: 'error' (string reason), 'panic' (code), 'custom' */
     readonly kind: 'error' | 'panic' | 'custom' | 'other' = 'other',
-    readonly data: { reason?: string; panic?: bigint; errorName?: string; args?: unknown[] } = {},
+    readonly data: { reason?: string; panic?: bigint; errorName?: string; args?: unknown[]; types?: SType[]; selector?: string } = {},
     readonly catchable = true,
   ) {
     super(message);
@@ -77,6 +78,17 @@ export function panic(code: bigint): never {
   throw new VmFailure('PANIC', PANIC_MESSAGES[code.toString()] ?? `panic ${code}`, 'panic', { panic: code });
 }
 
+/** A revert with a reason: what `catch Error(string reason)` catches. */
 export function revertWith(reason: string): never {
   throw new VmFailure('REVERT', reason, 'error', { reason });
+}
+
+/**
+ * A revert that carries no reason data (as `require(c)`, `revert()`, a failed
+ * `abi.decode` or a failed transfer do in the EVM): the outcome still says
+ * what happened, but `catch Error(…)` does not see it and `catch (bytes
+ * memory b)` gets empty bytes.
+ */
+export function revertBare(message: string): never {
+  throw new VmFailure('REVERT', message, 'other');
 }

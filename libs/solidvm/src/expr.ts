@@ -1,7 +1,8 @@
 // Expressions → closures. Each expression is typed here, once; the closure
 // it becomes does only the work its static type requires.
 import { PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, VmFailure, panic } from './errors.js';
-import { compileCall } from './calls.js';
+import { compileCall, findError } from './calls.js';
+import { selectorOf } from './abi.js';
 import { compilerFor, type FnScope, type Local, type StateVar } from './compiler.js';
 import { bytesToHex, hexToBytes, utf8 } from './hash.js';
 import { compareOp, decimalOp, fbytesOp, intOp, litOp, wrapInt, type BinFn } from './ops.js';
@@ -18,6 +19,7 @@ import {
   UINT8,
   VOID,
   fbytesT,
+  intT,
   isValueType,
   sameType,
   typeName,
@@ -45,6 +47,19 @@ export interface CE {
   lv?: LV;
   /** components of a tuple or inline array */
   items?: Array<CE | null>;
+  /**
+   * external calls and `new`: evaluates the target and the arguments, and
+   * returns the call itself, so `try` guards only the call (Solidity does not
+   * catch a failure while evaluating the arguments)
+   */
+  prep?: (f: Frame) => () => unknown;
+  /**
+   * ev returns a fresh copy of a value kept in storage (bytes, string): a
+   * change to part of it (`b[i] = x`, `b.push(x)`) goes through lv.update
+   */
+  stScalar?: boolean;
+  /** an immutable state variable: assignable only while constructing */
+  imm?: boolean;
   strLit?: boolean;
   hexLit?: boolean;
 }
@@ -89,6 +104,7 @@ export function storageRef(t: SType, path: (f: Frame) => string): CE {
   const enc = c.enc;
   return {
     t,
+    stScalar: true,
     ev: (f) => dec(f.x.sload(f.self, path(f))),
     lv: {
       set: (f, v) => f.x.sstore(f.self, path(f), enc(v)),
@@ -108,6 +124,8 @@ function stateVarRef(sv: StateVar): CE {
   const { dec, enc } = codecOf(sv.t);
   return {
     t: sv.t,
+    stScalar: true,
+    imm: sv.immutable || undefined,
     ev: (f) => dec(f.x.sload(f.self, P)),
     lv: {
       set: (f, v) => f.x.sstore(f.self, P, enc(v)),
@@ -260,6 +278,17 @@ export function coerce(sc: FnScope, ce: CE, t: SType, node: Node): CE {
 }
 
 /** The type a `var` declaration or an untyped context gives an expression. */
+/** The smallest uintN/intN that holds two literal values. */
+function literalsType(a: bigint, b: bigint): SType {
+  const lo = a < b ? a : b;
+  const hi = a < b ? b : a;
+  for (let bits = 8; bits <= 256; bits += 8) {
+    const t = intT(lo < 0n, bits);
+    if (lo >= t.min && hi <= t.max) return t;
+  }
+  return lo < 0n ? INT256 : UINT256;
+}
+
 export function mobileType(ce: CE): SType {
   if (ce.t.k === 'lit') return (ce.cv as bigint) < 0n ? INT256 : UINT256;
   return ce.t;
@@ -363,6 +392,24 @@ export function explicitConversion(sc: FnScope, t: SType, args: CE[], node: Node
       }
       break;
     case 'bytes':
+      if (from.k === 'string' && ce.stScalar && ce.lv) {
+        // bytes(s) of a storage string is a reference to it in Solidity: writes through it change s
+        const lv = ce.lv;
+        const text = (b: Uint8Array) => new TextDecoder().decode(b);
+        return {
+          t,
+          stScalar: true,
+          ev: (f) => utf8(ev(f)),
+          lv: {
+            set: (f, v) => lv.set(f, text(v)),
+            update: (f, op) => {
+              let out: Uint8Array = new Uint8Array(0);
+              lv.update(f, (g, old) => text((out = op(g, utf8(old)))));
+              return out;
+            },
+          },
+        };
+      }
       if (from.k === 'string') return { t, ev: (f) => utf8(ev(f)) };
       if (from.k === 'fbytes') return { t, ev: (f) => hexToBytes((ev(f) as bigint).toString(16).padStart(from.n * 2, '0')) };
       break;
@@ -491,6 +538,12 @@ function conversionFailure(s: string, to: string): never {
 export function compileExpr(sc: FnScope, node: Node): CE {
   switch (node.type) {
     case 'NumberLiteral': {
+      // 40 hex digits: an address literal, as in Solidity (which also demands
+      // the EIP-55 checksum; SolidVM takes any case, as the platform did)
+      if (!node.subdenomination && /^0x[0-9a-fA-F]{40}$/.test(node.number)) {
+        const a = node.number.slice(2).toLowerCase();
+        return { t: ADDRESS, ev: () => a };
+      }
       let v: ReturnType<typeof parseNumberLiteral>;
       try {
         v = parseNumberLiteral(node.number, node.subdenomination);
@@ -550,6 +603,9 @@ function identifier(sc: FnScope, node: Node): CE {
       return sv.ce;
     }
     if (!sc.cc.K || sc.cc.K.kind === 'library') err(node, `state variable ${name} is not accessible here`);
+    if (sv.node.visibility === 'private' && sc.owner && sv.owner !== sc.owner) err(node, `private state variable ${name} of ${sv.owner.name} is not visible here`);
+    // (an immutable with an initialiser is a constant to solc: pure code may read it)
+    if (!(sv.immutable && sv.node.expression)) sc.readsState(node);
     return stateVarRef(sv);
   }
   const fc = sc.unit.constants.get(name);
@@ -557,8 +613,10 @@ function identifier(sc: FnScope, node: Node): CE {
   switch (name) {
     case 'this':
       if (!sc.cc.K) err(node, '`this` outside a contract');
+      sc.readsState(node);
       return { t: { k: 'contract', name: sc.cc.K.name }, ev: (f) => f.self };
     case 'now':
+      sc.readsState(node);
       return { t: UINT256, ev: (f) => BigInt(f.x.ctx.block.timestamp) };
   }
   return err(node, `undeclared identifier ${name}`);
@@ -648,6 +706,9 @@ function binaryOn(sc: FnScope, op: string, L: CE, R: CE, node: Node): CE {
     const v = fn(L.cv, R.cv);
     return constCE(typeof v === 'boolean' ? BOOL : DECIMAL, v);
   }
+  // a string literal next to a fixed bytes value is that bytes type (Solidity's implicit conversion)
+  if (L.strLit && R.t.k === 'fbytes') return binaryOn(sc, op, coerce(sc, L, R.t, node), R, node);
+  if (R.strLit && L.t.k === 'fbytes') return binaryOn(sc, op, L, coerce(sc, R, L.t, node), node);
   // SolidVM: string concatenation and equality
   if (L.t.k === 'string' || R.t.k === 'string') {
     if (op === '+') {
@@ -777,6 +838,8 @@ function unary(sc: FnScope, node: Node): CE {
     case '++':
     case '--': {
       if (!E.lv) err(node, 'expression is not assignable');
+      if (E.stScalar) sc.writesState(node);
+      if (E.imm) sc.assignsImmutable(node);
       const t = E.t;
       let step: BinFn;
       let one: unknown;
@@ -804,10 +867,13 @@ function deleteExpr(sc: FnScope, node: Node): CE {
   const E = compileExpr(sc, node.subExpression);
   const t = E.t;
   if (E.st && !E.ptr) {
+    sc.writesState(node);
     const ev = E.ev;
     return { t: VOID, ev: (f) => deleteDeep(f.x, f.self, ev(f), t) };
   }
   if (!E.lv) return err(node, 'expression cannot be deleted');
+  if (E.stScalar) sc.writesState(node);
+  if (E.imm) sc.assignsImmutable(node);
   const lv = E.lv;
   if (isValueType(t)) {
     const d = defaultValue(t);
@@ -826,6 +892,8 @@ function conditional(sc: FnScope, node: Node): CE {
     return { t: A.t, st: true, ev: (f) => (c(f) ? a(f) : b(f)) };
   }
   let T = commonType(sc, A, B, node);
+  // two literals: the smallest integer type that holds both, as solc types `c ? 1 : 300` (uint16)
+  if (T.k === 'lit' && A.t.k === 'lit' && B.t.k === 'lit') T = literalsType(A.cv as bigint, B.cv as bigint);
   if (T.k === 'lit') T = mobileType(A.t.k === 'lit' && (A.cv as bigint) < 0n ? A : B);
   if (T.k === 'lit') T = UINT256;
   const a = toMemoryValue(sc, coerce(sc, A, T, node), T).ev;
@@ -849,6 +917,8 @@ export function assignTo(sc: FnScope, target: CE, value: CE, node: Node): (f: Fr
       return p;
     };
   }
+  if (target.st || target.stScalar) sc.writesState(node);
+  if (target.imm) sc.assignsImmutable(node);
   if (target.st) {
     const tev = target.ev;
     const vev = value.ev;
@@ -886,6 +956,8 @@ function assignment(sc: FnScope, node: Node): CE {
     return { t: L.t, ev: run };
   }
   if (!L.lv) err(node, 'expression is not assignable');
+  if (L.stScalar) sc.writesState(node);
+  if (L.imm) sc.assignsImmutable(node);
   const bop = op.slice(0, -1);
   // compile the operation on the current value with a placeholder expression for it
   const cur: CE = { t: L.t, ev: () => undefined };
@@ -910,16 +982,8 @@ function opFunction(sc: FnScope, op: string, t: SType, node: Node): BinFn {
 }
 
 function tupleAssignment(sc: FnScope, node: Node): CE {
-  const targets: Array<CE | null> = node.left.components.map((c: Node | null) => (c ? compileExpr(sc, c) : null));
   const R = compileExpr(sc, node.right);
-  if (R.t.k !== 'tuple' || R.t.items.length !== targets.length) err(node, 'tuple sizes differ in assignment');
-  const rtypes = R.t.items;
-  const writers = targets.map((tg, i) => {
-    if (!tg) return null;
-    const slotCE: CE = { t: rtypes[i]!, ev: (f) => (f as any).__tuple[i] };
-    const v = coerce(sc, slotCE, tg.t, node);
-    return assignTo(sc, tg, v, node);
-  });
+  const writers = tupleTargets(sc, node.left, R.t, R.items, [], node);
   const rev = R.ev;
   return {
     t: VOID,
@@ -927,11 +991,33 @@ function tupleAssignment(sc: FnScope, node: Node): CE {
       const vals = rev(f);
       const prev = (f as any).__tuple;
       (f as any).__tuple = vals;
-      for (const w of writers) if (w) w(f);
+      for (const w of writers) w(f);
       (f as any).__tuple = prev;
       return undefined;
     },
   };
+}
+
+/** The writers of `(a, (b, c)) = …`: each target takes the value at its position in the (nested) tuple. */
+function tupleTargets(sc: FnScope, left: Node, rt: SType, items: Array<CE | null> | undefined, at: number[], node: Node): Array<(f: Frame) => unknown> {
+  const comps: Array<Node | null> = left.components;
+  if (rt.k !== 'tuple' || rt.items.length !== comps.length) err(node, 'tuple sizes differ in assignment');
+  const out: Array<(f: Frame) => unknown> = [];
+  comps.forEach((c, i) => {
+    if (!c) return;
+    const path = [...at, i];
+    const itemT = rt.items[i]!;
+    const itemCE = items?.[i] ?? undefined;
+    if (c.type === 'TupleExpression' && !c.isArray) {
+      out.push(...tupleTargets(sc, c, itemT, itemCE?.items, path, node));
+      return;
+    }
+    const tg = compileExpr(sc, c);
+    // a literal keeps its value for the conversion check; anything else is read from the evaluated tuple
+    const slotCE: CE = itemT.k === 'lit' && itemCE ? itemCE : { t: itemT, ev: (f) => path.reduce((v: any, k) => v[k], (f as any).__tuple) };
+    out.push(assignTo(sc, tg, coerce(sc, slotCE, tg.t, node), node));
+  });
+  return out;
 }
 
 // --- index and member access ------------------------------------------------------
@@ -1023,6 +1109,41 @@ function indexAccess(sc: FnScope, node: Node): CE {
       if (i < 0n || i >= BigInt(v.length)) panic(PANIC_INDEX);
       return [v, Number(i)];
     };
+    if (B.stScalar && B.lv) {
+      // storage bytes: change the byte in a copy and store the copy
+      const blv = B.lv;
+      const at = (f: Frame, v: Uint8Array): number => {
+        const i = iev(f) as bigint;
+        if (i < 0n || i >= BigInt(v.length)) panic(PANIC_INDEX);
+        return Number(i);
+      };
+      return {
+        t: b1,
+        ev: (f) => {
+          const [v, i] = read(f);
+          return BigInt(v[i]);
+        },
+        lv: {
+          set: (f, nv) =>
+            blv.update(f, (_, old: Uint8Array) => {
+              const c = old.slice();
+              c[at(f, c)] = Number(nv);
+              return c;
+            }),
+          update: (f, op) => {
+            let r: bigint = 0n;
+            blv.update(f, (g, old: Uint8Array) => {
+              const c = old.slice();
+              const i = at(f, c);
+              r = op(g, BigInt(c[i]));
+              c[i] = Number(r);
+              return c;
+            });
+            return r;
+          },
+        },
+      };
+    }
     return {
       t: b1,
       ev: (f) => {
@@ -1117,7 +1238,13 @@ export function isFree(sc: FnScope, name: string): boolean {
 function memberAccess(sc: FnScope, node: Node): CE {
   const m: string = node.memberName;
   const base = node.expression;
+  if (m === 'selector' && ((base.type === 'Identifier' && isFree(sc, base.name)) || base.type === 'MemberAccess')) {
+    // Err.selector / C.Err.selector: the 4 bytes that start the error's revert data
+    const e = findError(sc, base);
+    if (e) return constCE(fbytesT(4), BigInt('0x' + selectorOf(e.name, e.ps.map((p) => p.t))));
+  }
   if (base.type === 'Identifier' && isFree(sc, base.name)) {
+    if (base.name === 'msg' || base.name === 'block' || base.name === 'tx') sc.readsState(node);
     switch (base.name) {
       case 'msg':
         if (MSG_MEMBERS[m]) return MSG_MEMBERS[m];
@@ -1207,7 +1334,7 @@ function memberAccess(sc: FnScope, node: Node): CE {
       break;
     case 'address':
     case 'contract':
-      return addressMember(t.k === 'contract' ? { t: ADDRESS, ev: bev } : B, m, node);
+      return addressMember(sc, t.k === 'contract' ? { t: ADDRESS, ev: bev } : B, m, node);
     case 'account':
       switch (m) {
         case 'chainId':
@@ -1222,14 +1349,15 @@ function memberAccess(sc: FnScope, node: Node): CE {
         case 'address':
           return { t: ADDRESS, ev: (f) => (bev(f) as AccountValue).address };
         default:
-          return addressMember({ t: ADDRESS, ev: (f) => (bev(f) as AccountValue).address }, m, node);
+          return addressMember(sc, { t: ADDRESS, ev: (f) => (bev(f) as AccountValue).address }, m, node);
       }
   }
   return err(node, `type ${typeName(t)} has no member ${m}`);
 }
 
-function addressMember(A: CE, m: string, node: Node): CE {
+function addressMember(sc: FnScope, A: CE, m: string, node: Node): CE {
   const a = A.ev;
+  if (m === 'balance' || m === 'nonce' || m === 'codehash' || m === 'code') sc.readsState(node);
   switch (m) {
     case 'balance':
       return { t: UINT256, ev: (f) => f.x.state.getAccount(a(f))?.balance ?? 0n };

@@ -5,12 +5,27 @@ import { createHash } from 'node:crypto';
 import {
   contractAddress as cryptoContractAddress,
   keccak256 as cryptoKeccak256,
+  recoverAddress,
   saltedContractAddress as cryptoSaltedContractAddress,
 } from '@platform/crypto';
 
 /** Keccak-256 (Ethereum's, with the original 0x01 padding). */
 export function keccak256(data: Uint8Array): Uint8Array {
   return cryptoKeccak256(data);
+}
+
+/**
+ * `ecrecover` as the EVM's precompile computes it: v is 27 or 28, and a
+ * signature that recovers no key gives no address (the contract sees the zero
+ * address). High-s signatures recover, as in the EVM.
+ */
+export function ecrecoverAddress(hash: Uint8Array, v: number, r: Uint8Array, s: Uint8Array): string | undefined {
+  if (v !== 27 && v !== 28) return undefined;
+  try {
+    return recoverAddress(hash, r, s, (v - 27) as 0 | 1);
+  } catch {
+    return undefined;
+  }
 }
 
 export function sha256(data: Uint8Array): Uint8Array {

@@ -19,7 +19,7 @@ export function transferValue(x: Exec, from: string, to: string, amount: bigint)
   if (amount === 0n) return;
   const a = x.state.getAccount(from);
   if (!a || a.balance < amount) {
-    throw new VmFailure('REVERT', `insufficient balance to transfer ${amount}`, 'error', { reason: `insufficient balance to transfer ${amount}` });
+    throw new VmFailure('REVERT', `insufficient balance to transfer ${amount}`, 'other');
   }
   x.state.putAccount(from, { ...a, balance: a.balance - amount });
   const b = x.state.getAccount(to) ?? { nonce: 0n, balance: 0n, codeHash: null };
@@ -53,14 +53,19 @@ export function callExternal(f: Frame, target: string, name: string, sig: string
   const x = f.x;
   x.gas += x.g.call;
   const rt = loadContract(x, target);
-  if (!rt) throw new VmFailure('NO_CONTRACT', `no SolidVM contract at address ${target}`, 'error', { reason: `no SolidVM contract at address ${target}` });
+  // not catchable: Solidity checks that the target has code in the caller, before the guarded call
+  if (!rt) throw new VmFailure('NO_CONTRACT', `no SolidVM contract at address ${target}`, 'other', {}, false);
   const cands = rt.external.get(name);
   const fn = cands?.find((c) => c.sig === sig) ?? cands?.find((c) => c.params.length === args.length);
   if (!fn) {
-    const m = `contract ${rt.name} at ${target} has no function ${sig}`;
-    throw new VmFailure('UNKNOWN_METHOD', m, 'error', { reason: m });
+    // the callee's dispatcher reverts without data: a catch-all takes it, `catch Error` does not
+    throw new VmFailure('UNKNOWN_METHOD', `contract ${rt.name} at ${target} has no function ${sig}`, 'other');
   }
-  if (value > 0n) transferValue(x, f.self, target, value);
+  if (value > 0n) {
+    // as solc's dispatcher does: a non-payable function refuses value, without reason data
+    if (fn.mutability !== 'payable') throw new VmFailure('REVERT', `function ${name} is not payable`, 'other');
+    transferValue(x, f.self, target, value);
+  }
   return runMessageCall(x, rt, fn, target, f.self, value, copyArgs(fn, args));
 }
 
@@ -68,7 +73,7 @@ export function callExternal(f: Frame, target: string, name: string, sig: string
 export function deploy(x: Exec, address: string, rt: ContractRt, sender: string, args: unknown[], value: bigint, byContract: boolean): void {
   const existing = x.state.getAccount(address);
   if (existing?.codeHash) {
-    throw new VmFailure('REVERT', `a contract already exists at ${address}`, 'error', { reason: `a contract already exists at ${address}` });
+    throw new VmFailure('REVERT', `a contract already exists at ${address}`, 'other');
   }
   const codeHash = rt.cu.codeHash;
   if (!x.state.getCode(codeHash)) {

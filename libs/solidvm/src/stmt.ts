@@ -2,13 +2,14 @@
 // CONTINUE, RETURN). Reverts are exceptions (VmFailure). Steps are counted per
 // block entry (its statement count) and per loop iteration, which bounds
 // every run without a check per statement.
-import { customError, emitEvent, findEvent } from './calls.js';
+import { customError, emitEvent, findError, findEvent } from './calls.js';
 import type { FnScope } from './compiler.js';
-import { VmFailure } from './errors.js';
+import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, PANIC_POP_EMPTY, VmFailure } from './errors.js';
+import { revertData } from './abi.js';
 import { coerce, compileExpr, concrete, lookupTypeNode, mobileType, toMemoryValue, type CE } from './expr.js';
 import type { Frame } from './runtime.js';
-import { BOOL, STRING, UINT256, isValueType, type SType } from './types.js';
-import { fail, type Node } from './unit.js';
+import { BOOL, STRING, UINT256, isValueType, sameType, typeName, type SType } from './types.js';
+import { SVM_MARK, fail, type Node } from './unit.js';
 import { defaultValue } from './values.js';
 
 export const NORMAL = 0;
@@ -178,7 +179,8 @@ export function compileStmt(sc: FnScope, node: Node): Stmt {
     }
     case 'ThrowStatement':
       return () => {
-        throw new VmFailure('REVERT', 'throw', 'error', { reason: 'throw' });
+        // legacy `throw` was an invalid opcode: no reason data
+        throw new VmFailure('REVERT', 'throw', 'other');
       };
     case 'UncheckedStatement': {
       const prev = sc.unchecked;
@@ -328,25 +330,78 @@ function returnStmt(sc: FnScope, node: Node): Stmt {
   };
 }
 
-/** try/catch on an external call or `new`: a failure inside is rolled back and handed to a catch clause. */
+// SolidVM's named catch clauses for the failures it raises itself (CONVENTIONS.md:
+// `catch DivideByZero { }`), by the Panic code Solidity gives the same failure
+const BUILTIN_ERRORS: Record<string, bigint> = {
+  DivideByZero: PANIC_DIV_ZERO,
+  ArithmeticOverflow: PANIC_OVERFLOW,
+  IndexOutOfBounds: PANIC_INDEX,
+  AssertionFailed: PANIC_ASSERT,
+  InvalidEnumValue: PANIC_ENUM,
+  EmptyArrayPop: PANIC_POP_EMPTY,
+};
+
+/**
+ * try/catch: a failure inside is rolled back and handed to the first catch
+ * clause that takes it. Solidity's form guards an external call or `new`;
+ * SolidVM's block form (`try { … } catch DivideByZero { … }`, rewritten by
+ * unit.ts into `try __solidvm_try() { … }`) guards the block itself. Named
+ * clauses (`catch Err(uint a)`, rewritten into `catch Error(bool
+ * __solidvm_Err, uint a)`) take the custom error of that name, or a built-in one.
+ */
 function tryStmt(sc: FnScope, node: Node): Stmt {
-  const call = compileExpr(sc, node.expression);
+  const ex = node.expression;
+  const blockForm = ex.type === 'FunctionCall' && ex.expression.type === 'Identifier' && ex.expression.name === `${SVM_MARK}try` && ex.arguments.length === 0;
+  const call = blockForm ? null : compileExpr(sc, ex);
   sc.push();
   const retVars: Node[] = node.returnParameters ?? [];
+  if (blockForm && retVars.length) fail(node, 'a try block has no return values');
   const retSlots = retVars.map((v) => sc.declare(v.name, lookupTypeNode(sc, v.typeName), false, v));
   const body = compileBlock(sc, node.body);
   sc.pop();
   interface Clause {
-    kind: 'Error' | 'Panic' | 'bytes' | 'any' | 'custom';
+    kind: 'Error' | 'Panic' | 'bytes' | 'any' | 'named';
     slot: number;
     body: Stmt;
+    /** named: does the failure match */
+    takes?: (e: VmFailure) => boolean;
+    /** named custom error: slots of its arguments */
+    argSlots?: number[];
   }
   const clauses: Clause[] = node.catchClauses.map((c: Node) => {
     sc.push();
-    const p = c.parameters?.[0];
+    const ps: Node[] = c.parameters ?? [];
+    const p = ps[0];
     let slot = -1;
     let kind: Clause['kind'] = 'any';
-    if (c.kind === 'Error') {
+    let takes: Clause['takes'];
+    let argSlots: number[] | undefined;
+    if (c.kind === 'Error' && p?.name?.startsWith(SVM_MARK)) {
+      kind = 'named';
+      const name = (p.name as string).slice(SVM_MARK.length);
+      // the errors visible here, else one another contract of the unit declares (a callee's)
+      let custom = findError(sc, { type: 'Identifier', name });
+      if (!custom) {
+        for (const k of sc.unit.contracts.keys()) {
+          custom = findError(sc, { type: 'MemberAccess', memberName: name, expression: { type: 'Identifier', name: k } });
+          if (custom) break;
+        }
+      }
+      if (custom) {
+        const rest = ps.slice(1);
+        if (rest.length && rest.length !== custom.ps.length) fail(c, `error ${name} has ${custom.ps.length} parameters`);
+        argSlots = rest.map((q, i) => {
+          const t = lookupTypeNode(sc, q.typeName);
+          if (!sameType(t, custom.ps[i].t)) fail(q, `parameter ${i + 1} of error ${name} is ${typeName(custom.ps[i].t)}`);
+          return sc.declare(q.name, t, false, q);
+        });
+        takes = (e) => e.kind === 'custom' && e.data.errorName === name;
+      } else if (name in BUILTIN_ERRORS) {
+        if (ps.length > 1) fail(c, `${name} has no parameters`);
+        const code = BUILTIN_ERRORS[name];
+        takes = (e) => e.kind === 'panic' && e.data.panic === code;
+      } else fail(c, `undeclared error ${name}`);
+    } else if (c.kind === 'Error') {
       kind = 'Error';
       if (p) slot = sc.declare(p.name, STRING, false, p);
     } else if (c.kind === 'Panic') {
@@ -358,17 +413,20 @@ function tryStmt(sc: FnScope, node: Node): Stmt {
     }
     const b = compileBlock(sc, c.body);
     sc.pop();
-    return { kind, slot, body: b };
+    return { kind, slot, body: b, takes, argSlots };
   });
-  const callEv = call.ev;
+  const callEv = call?.ev;
+  const prep = call?.prep;
   const multi = retSlots.length > 1;
   return (f) => {
     const x = f.x;
+    // the target and arguments are evaluated outside the guard: a failure there is not caught
+    const run = blockForm ? () => body(f) : prep ? prep(f) : () => callEv!(f);
     const mark = { events: x.events.length, created: x.created.length, deleted: x.deleted.length, depth: x.depth };
     x.state.checkpoint();
     let result: unknown;
     try {
-      result = callEv(f);
+      result = run();
     } catch (e) {
       if (!(e instanceof VmFailure) || !e.catchable) {
         x.state.revert();
@@ -382,16 +440,21 @@ function tryStmt(sc: FnScope, node: Node): Stmt {
       for (const c of clauses) {
         if (c.kind === 'Error' && e.kind !== 'error') continue;
         if (c.kind === 'Panic' && e.kind !== 'panic') continue;
-        if (c.slot >= 0) {
+        if (c.kind === 'named') {
+          if (!c.takes!(e)) continue;
+          c.argSlots?.forEach((s, i) => (f.l[s] = e.data.args?.[i]));
+        } else if (c.slot >= 0) {
           if (c.kind === 'Error') f.l[c.slot] = e.data.reason ?? e.message;
           else if (c.kind === 'Panic') f.l[c.slot] = e.data.panic ?? 0n;
-          else f.l[c.slot] = new TextEncoder().encode(e.message);
+          else f.l[c.slot] = revertData(e);
         }
         return c.body(f);
       }
       throw e;
     }
     x.state.commit();
+    // the block form ran its block under the guard: its completion (return, break…) is the result
+    if (blockForm) return result as ReturnType<Stmt>;
     if (retSlots.length === 1) f.l[retSlots[0]] = result;
     else if (multi) (result as unknown[]).forEach((v, i) => (f.l[retSlots[i]] = v));
     return body(f);

@@ -112,9 +112,10 @@ export function contractAt(state: WorldState, address: string): ContractRt | und
 
 // --- execution ------------------------------------------------------------------
 
-function newExec(state: WorldState, ctx: ExecutionContext, opts: SolidVMOptions | undefined, creation: boolean): Exec {
+function newExec(state: WorldState, ctx: ExecutionContext, opts: SolidVMOptions | undefined): Exec {
   const g = gasTable(ctx.protocol.gasTableVersion);
-  return new Exec(state, ctx, g, opts?.hooks ?? {}, (x, a) => contractAt(x.state, a), g.tx + (creation ? g.create : 0));
+  // a creating transaction pays g.create once, in deploy(), like every `new`
+  return new Exec(state, ctx, g, opts?.hooks ?? {}, (x, a) => contractAt(x.state, a), g.tx);
 }
 
 function failure(code: FailureCode, message: string, x: Exec | null, address?: string): ExecOutcome {
@@ -234,7 +235,7 @@ function defaultOf(t: SType): unknown {
 
 /** Creates a contract from source: the CONTRACT transaction, and genesis contracts. */
 export function createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest, opts?: SolidVMOptions): ExecOutcome {
-  const x = newExec(state, ctx, opts, true);
+  const x = newExec(state, ctx, opts);
   let cu: CompiledUnit;
   try {
     cu = compile(req.src);
@@ -287,7 +288,7 @@ function pickMethod(rt: ContractRt, method: string, args: unknown[] | Record<str
 
 /** Calls a public function: the FUNCTION transaction. */
 export function callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest, opts?: SolidVMOptions): ExecOutcome {
-  const x = newExec(state, ctx, opts, false);
+  const x = newExec(state, ctx, opts);
   const address = req.address.toLowerCase().replace(/^0x/, '');
   const caller = req.caller.toLowerCase().replace(/^0x/, '');
   let rt: ContractRt | undefined;
@@ -381,7 +382,7 @@ export function readContractState(state: WorldState, address: string): Record<st
   const rt = contractAt(state, a);
   if (!rt) throw new VmFailure('NO_CONTRACT', `no SolidVM contract at address ${a}`);
   const ctx = { chainId: state.chainId, block: { number: 0, timestamp: 0, coinbase: '' }, tx: { hash: '', origin: '', gasPrice: 0n, gasLimit: 0n, value: 0n }, identity: null, protocol: { stepLimit: 0, gasTableVersion: 1 }, gasEnabled: false } as ExecutionContext;
-  const x = newExec(state, ctx, undefined, false);
+  const x = newExec(state, ctx, undefined);
   const out: Record<string, unknown> = {};
   for (const sv of rt.cc.vars.values()) {
     if (sv.constant) {

@@ -134,7 +134,7 @@ describe('SolidVM outcomes', () => {
     const chain = new Chain();
     chain.ctx = makeCtx({ gasEnabled: true });
     const c = chain.create(TOKEN, 'Token', { supply: 1000 });
-    expect(c.gasUsed).toBe(110030n);
+    expect(c.gasUsed).toBe(78030n);
     const t = chain.call(c.address!, 'transfer', { to: BOB, amount: 10 });
     expect(t.gasUsed).toBe(42435n);
     const s = chain.call(c.address!, 'spin', [100]);
@@ -201,6 +201,50 @@ describe('SolidVM outcomes', () => {
     const r = chain.create(`contract C { constructor() { require(false, "nope"); } }`, 'C');
     expect(r).toMatchObject({ ok: false, message: 'nope' });
     expect(chain.state.getAccount(r.address!)).toBeUndefined();
+  });
+});
+
+describe('SolidVM interface details', () => {
+  test('execution is deterministic: the same transactions give the same outcomes on a fresh state', () => {
+    const run = () => {
+      const chain = new Chain();
+      const r = chain.create(TOKEN, 'Token', { supply: 1000 });
+      const outs = [r, chain.call(r.address!, 'transfer', { to: BOB, amount: 7 }), chain.call(r.address!, 'spin', [50]), chain.call(r.address!, 'transfer', { to: BOB, amount: 5000 })];
+      // the whole outcomes (gas, events, diffs, addresses) and the final state, as JSON
+      return JSON.stringify(outs, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) + JSON.stringify(chain.read(r.address!));
+    };
+    expect(run()).toBe(run());
+  });
+
+  test('account(a, "parent") asks the node for the parent chain', () => {
+    const src = `contract C { function f(address a) public view returns (account) { return account(a, "parent"); } }`;
+    const child = new Chain({ hooks: { parentChain: () => 'cd'.repeat(32) } });
+    const r = child.create(src, 'C');
+    expect(child.call(r.address!, 'f', [BOB]).returnValues).toEqual([`${BOB}:${'cd'.repeat(32)}`]);
+    const ofMain = new Chain({ hooks: { parentChain: () => '' } });
+    const m = ofMain.create(src, 'C');
+    expect(ofMain.call(m.address!, 'f', [BOB]).returnValues).toEqual([`${BOB}:main`]);
+  });
+
+  test('ecrecover uses the node\'s hook when it gives one', () => {
+    const seen: number[] = [];
+    const chain = new Chain({ hooks: { ecrecover: (_h, v) => (seen.push(v), BOB) } });
+    const r = chain.create(`contract C { function f() public pure returns (address) { return ecrecover(bytes32(0), 27, bytes32(uint(1)), bytes32(uint(2))); } }`, 'C');
+    expect(chain.call(r.address!, 'f', []).returnValues).toEqual([BOB]);
+    expect(seen).toEqual([27]);
+  });
+
+  test('value sent to a non-payable function of another contract is refused', () => {
+    const chain = new Chain();
+    chain.ctx = makeCtx({ gasEnabled: true });
+    const r = chain.create(`contract D { function pay() public payable returns (uint) { return msg.value; } function free() public pure returns (uint) { return 1; } }
+contract C { D d = new D(); function a() public returns (uint) { return d.pay{value: 5}(); } function b() public returns (uint) { return d.free{value: 5}(); } function bal() public view returns (uint, uint) { return (address(this).balance, address(d).balance); } }`, 'C');
+    expect(r.ok).toBe(true);
+    // fund the contract directly in the world state (the faucet's job on a node)
+    chain.state.putAccount(r.address!, { ...chain.state.getAccount(r.address!)!, balance: 100n });
+    expect(chain.call(r.address!, 'a', []).returnValues).toEqual(['5']);
+    expect(chain.call(r.address!, 'b', [])).toMatchObject({ ok: false, code: 'REVERT', message: 'function free is not payable' });
+    expect(chain.call(r.address!, 'bal', []).returnValues).toEqual(['95', '5']);
   });
 });
 

@@ -162,4 +162,25 @@ export const cases: CorpusCase[] = [
   sol('exp of zero and one', `function f(uint e) public pure returns (uint, uint, uint) { return (0 ** e, 1 ** e, 2 ** 0); }`, [call('f', [0], ['1', '1', '1']), call('f', [1000], ['0', '1', '1'])]),
   sol('mod by negative', `function f(int8 a, int8 b) public pure returns (int8) { return a % b; }`, [call('f', [-128, -1], '0'), call('f', [127, -128], '127')]),
   sol('uint to int overflow cast', `function f(uint x) public pure returns (int) { return int(x); }`, [call('f', ['57896044618658097711785492504343953926634992332820282019728792003956564819968'], '-57896044618658097711785492504343953926634992332820282019728792003956564819968')]),
+  sol('exponentiation is right-associative', `function f() public pure returns (uint, uint) { uint a = 2; uint b = 3; uint c = 2; return (2 ** 3 ** 2, a ** b ** c); }`, [call('f', [], ['512', '512'])]),
+  sol('signed division overflow wraps in unchecked', `function f(int8 a, int8 b) public pure returns (int8) { unchecked { return a / b; } }`, [call('f', [-128, -1], '-128'), fails('f', [1, 0], 'division by zero')]),
+  sol('signed shifts', `function f(int8 a, uint s) public pure returns (int8, int8) { return (a >> s, a << s); }`, [call('f', [-128, 1], ['-64', '0']), call('f', [-1, 300], ['-1', '0']), call('f', [-3, 1], ['-2', '-6']), call('f', [64, 1], ['32', '-128'])]),
+  sol('comparisons across widths', `function f(uint8 a, uint256 b, int8 c, int256 d) public pure returns (bool, bool) { return (a < b, c > d); }`, [call('f', [255, 256, -1, -2], ['true', 'true'])]),
+  sol('post-increment of a mapping value returns the old value', `mapping(uint => uint) m; function f() public returns (uint, uint, uint) { uint a = m[1]++; uint b = ++m[1]; return (a, b, m[1]); }`, [call('f', [], ['0', '2', '2'])]),
+  sol('ternary of literals takes a common type', `function f(bool c) public pure returns (uint) { uint16 x = c ? 1 : 300; return x; }`, [call('f', [true], '1'), call('f', [false], '300')]),
+  sol('delete of a memory struct resets it', `struct P { uint a; string b; } function f() public pure returns (uint, string memory) { P memory p = P(1, "x"); delete p; return (p.a, p.b); }`, [call('f', [], ['0', ''])]),
+  sol('nested tuple assignment', `function f() public pure returns (uint, uint, uint) { uint a; uint b; uint c; (a, (b, c)) = (1, (2, 3)); return (a, b, c); }`, [call('f', [], ['1', '2', '3'])]),
+  sol('function arguments are evaluated left to right', `uint[] log; function a() internal returns (uint) { log.push(1); return 1; } function b() internal returns (uint) { log.push(2); return 2; } function g(uint x, uint y) internal pure returns (uint) { return x * 10 + y; }
+  function f() public returns (uint, uint[] memory) { uint t = g(a(), b()); return (t, log); }`, [call('f', [], ['12', '["1","2"]'])]),
+  sol('operands of a binary operator are evaluated left to right', `uint[] log; function a() internal returns (uint) { log.push(1); return 1; } function b() internal returns (uint) { log.push(2); return 2; }
+  function f() public returns (uint, uint[] memory) { uint s = a() + b(); return (s, log); }`, [call('f', [], ['3', '["1","2"]'])], {
+    evm: "the language leaves the order unspecified; solc's legacy code generator evaluates the right operand first, SolidVM reads left to right",
+  }),
+  sol('compound assignment evaluates its target once', `uint[] xs; uint i; function next() internal returns (uint) { return i++; } function f() public returns (uint, uint, uint) { xs.push(1); xs.push(1); xs[next()] += 5; return (xs[0], xs[1], i); }`, [call('f', [], ['6', '1', '1'])]),
+  sol('modulo and division of negative literals', `function f() public pure returns (int, int, int) { int a = -7; return (a % 3, a / 3, -a % -3); }`, [call('f', [], ['-1', '-2', '1'])]),
+  sol('bitwise not of small signed and unsigned types', `function f(int8 a, uint16 b) public pure returns (int8, uint16) { return (~a, ~b); }`, [call('f', [0, 0], ['-1', '65535']), call('f', [-128, 65535], ['127', '0'])]),
+  sol('uint max plus one in unchecked and checked', `function f(bool u) public pure returns (uint r) { uint m = type(uint).max; if (u) { unchecked { r = m + 1; } } else r = m + 1; }`, [call('f', [true], '0'), fails('f', [false], 'arithmetic overflow')]),
+  sol('exponent overflow of signed bases', `function f(int16 a, uint8 e) public pure returns (int16) { return a ** e; }`, [call('f', [-2, 15], '-32768'), fails('f', [2, 15]), call('f', [-1, 255], '-1'), fails('f', [-2, 16])]),
+  sol('loop with a decrementing unsigned counter', `function f(uint n) public pure returns (uint s) { for (uint i = n; i > 0; i--) s += i; }`, [call('f', [4], '10'), call('f', [0], '0')]),
+  sol('while with a complex condition and early exits', `function f(uint[] memory a) public pure returns (uint i) { while (i < a.length && a[i] != 0) { if (a[i] > 100) return 999; i++; } }`, [call('f', [[1, 2, 0, 4]], '2'), call('f', [[1, 200]], '999'), call('f', [[]], '0')]),
 ];

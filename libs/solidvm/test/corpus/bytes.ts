@@ -1,8 +1,8 @@
 import { call, sol, type CorpusCase } from './types.js';
 
 export const cases: CorpusCase[] = [
-  sol('keccak256 of abi.encodePacked', `function f(uint a, string memory s) public pure returns (bytes32) { return keccak256(abi.encodePacked(a, s)); }`, [{ method: 'f', args: [1, 'x'] }], {}),
-  sol('keccak256 of abi.encode', `function f(uint a, address b, bool c) public pure returns (bytes32) { return keccak256(abi.encode(a, b, c)); }`, [{ method: 'f', args: [5, 'b0b0000000000000000000000000000000000002', true] }]),
+  sol('keccak256 of abi.encodePacked', `function f(uint a, string memory s) public pure returns (bytes32) { return keccak256(abi.encodePacked(a, s)); }`, [call('f', [1, 'x'], '5f4c65145804b41dd3238d2656a1127ccde7c66fbdab412762a202397a32f04d')]),
+  sol('keccak256 of abi.encode', `function f(uint a, address b, bool c) public pure returns (bytes32) { return keccak256(abi.encode(a, b, c)); }`, [call('f', [5, 'b0b0000000000000000000000000000000000002', true], '516717298b44b444c7c6cfe493d5568d14056e99b7d232389d8e72847f9c1362')]),
   sol('keccak of string literal', `function f() public pure returns (bytes32) { return keccak256("abc"); }`, [call('f', [], '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45')]),
   sol('sha256', `function f(string memory s) public pure returns (bytes32) { return sha256(bytes(s)); }`, [call('f', ['abc'], 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')]),
   sol('ripemd160', `function f(string memory s) public pure returns (bytes20) { return ripemd160(bytes(s)); }`, [call('f', ['abc'], '8eb208f7e05d987a9b044a8e98c6b087f15a0bfc')]),
@@ -17,7 +17,7 @@ export const cases: CorpusCase[] = [
   sol('string.concat', `function f(string memory a, string memory b) public pure returns (string memory) { return string.concat(a, "-", b); }`, [call('f', ['x', 'y'], 'x-y')]),
   sol('bytes.concat', `function f() public pure returns (uint) { return bytes.concat(bytes("ab"), bytes("cde")).length; }`, [call('f', [], '5')]),
   sol('string length via bytes', `function f(string memory s) public pure returns (uint) { return bytes(s).length; }`, [call('f', ['héllo'], '6')]),
-  sol('hash of multiple packed values', `function f(address a, uint96 b) public pure returns (bytes32) { return keccak256(abi.encodePacked(a, b)); }`, [{ method: 'f', args: ['b0b0000000000000000000000000000000000002', 7] }]),
+  sol('hash of multiple packed values', `function f(address a, uint96 b) public pure returns (bytes32) { return keccak256(abi.encodePacked(a, b)); }`, [call('f', ['b0b0000000000000000000000000000000000002', 7], '316b7b0086306112cd56b41c004bbb523397ee686bcab0807ad1c9be9345fa72')]),
   sol('bytes equality by hash', `function eq(string memory a, string memory b) public pure returns (bool) { return keccak256(bytes(a)) == keccak256(bytes(b)); }`, [call('eq', ['a', 'a'], 'true'), call('eq', ['a', 'b'], 'false')]),
   sol('bytes1 arithmetic compare', `function f(bytes1 a) public pure returns (bool) { return a >= 0x30 && a <= 0x39; }`, [call('f', ['0x35'], 'true'), call('f', ['0x41'], 'false')]),
   sol('memory bytes write', `function f() public pure returns (bytes memory) { bytes memory b = new bytes(2); b[0] = 0x61; b[1] = 0x62; return b; }`, [call('f', [], '6162')]),

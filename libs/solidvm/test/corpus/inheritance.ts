@@ -47,5 +47,6 @@ contract C is D, B { function f() public pure override(B, D) returns (string mem
     call('v', [], '3'),
   ]),
   c('super through three levels', `contract A { uint public n; function inc() public virtual { n += 1; } }\ncontract B is A { function inc() public virtual override { n += 10; super.inc(); } }\ncontract C is B { function inc() public override { n += 100; super.inc(); } }`, [call('inc', [], []), call('n', [], '111')]),
+  c('private members serve the base\'s own code, modifiers included', `contract A { uint private secret = 7; function peek() private view returns (uint) { return secret; } modifier known() { require(secret == 7, "lost"); _; } function reveal() public view returns (uint) { return peek(); } }\ncontract C is A { function f() public view known returns (uint) { return reveal() + 1; } }`, [call('f', [], '8')]),
   c('internal virtual dispatch from base constructor', `contract A { uint public x; constructor() { x = val(); } function val() internal pure virtual returns (uint) { return 1; } }\ncontract C is A { function val() internal pure override returns (uint) { return 2; } }`, [call('x', [], '2')]),
 ];

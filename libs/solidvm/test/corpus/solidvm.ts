@@ -1,5 +1,7 @@
-// SolidVM's own features (CONVENTIONS.md "SolidVM: where it differs"): not standard Solidity, not run on the EVM.
-import { call, fails, svm, type CorpusCase } from './types.js';
+// SolidVM's own features (CONVENTIONS.md "SolidVM: where it differs") and the
+// decisions recorded there. Most are not standard Solidity; those that are
+// (the decisions keep Solidity 0.8's semantics) run on the EVM too.
+import { call, fails, sol, svm, type CorpusCase } from './types.js';
 
 export const cases: CorpusCase[] = [
   svm('string equality', `function f(string memory a, string memory b) public pure returns (bool, bool) { return (a == b, a != b); }`, [call('f', ['x', 'x'], ['true', 'false']), call('f', ['x', 'y'], ['false', 'true'])]),
@@ -26,24 +28,24 @@ export const cases: CorpusCase[] = [
   svm('legacy constructor name', `uint public x; function C(uint v) public { x = v; }`, [call('x', [], '9')], { ctorArgs: [9] }),
   svm('throw', `function f() public pure { throw; }`, [fails('f', [], 'throw')]),
   svm('identity built-ins', `function f() public view returns (string memory, string memory, string memory, string memory) { return (tx.username, tx.organization, tx.organizationalUnit, tx.group); }`, [call('f', [], ['alice', 'Acme', 'Eng', 'Eng'])]),
-  svm('block.coinbase is zero', `function f() public view returns (address, uint) { return (block.coinbase, block.number); }`, [call('f', [], ['0000000000000000000000000000000000000000', '7'])]),
+  sol('block.coinbase is zero', `function f() public view returns (address, uint) { return (block.coinbase, block.number); }`, [call('f', [], ['0000000000000000000000000000000000000000', '7'])]),
   svm('keccak of several strings', `function f() public pure returns (bool) { return keccak256("ab", "c") == keccak256("abc"); }`, [call('f', [], 'true')]),
-  svm('sha256 of a string', `function f() public pure returns (bytes32) { return sha256("abc"); }`, [call('f', [], 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')]),
+  sol('sha256 of a string', `function f() public pure returns (bytes32) { return sha256("abc"); }`, [call('f', [], 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad')]),
   svm('address nonce', `contract D {}\nfunction f() public returns (uint, uint) { uint a = address(this).nonce; new D(); return (a, address(this).nonce); }`, [call('f', [], ['1', '2'])], { src: `contract D {}\ncontract C { function f() public returns (uint, uint) { uint a = address(this).nonce; new D(); return (a, address(this).nonce); } }` }),
   svm('mapping argument', `function f(mapping(string => uint) m) public returns (uint) { return m["a"] + m["b"]; }`, [call('f', [{ "'a'": 1, "'b'": 2 }], '3')]),
   svm('mapping state from arguments', `mapping(uint => string) names; function f(mapping(uint => string) m) public returns (string memory) { names = m; return names[2]; }`, [call('f', [{ '1': 'x', '2': 'y' }], 'y')]),
-  svm('enum argument by name', `enum Color { Red, Green } function f(Color c) public pure returns (Color) { return c; }`, [call('f', ['Green'], '1'), call('f', [0], '0'), fails('f', ['Blue'], /expected one of/)]),
+  svm('enum argument by name', `enum Color { Red, Green } function f(Color c) public pure returns (Color) { return c; }`, [call('f', ['Green'], '1'), call('f', [0], '0'), fails('f', ['Blue'], /expected one of/)], { evm: 'argument forms: enums by name, and the message of a bad enum argument' }),
   svm('raw argument form', `function f(uint a, string memory b, bool c, uint[] memory d) public pure returns (string memory) { return b + string(a + d[1]) + string(c); }`, [call('f', '(1, "x", true, [5, 6])', 'x7true')]),
-  svm('addresses with 0x and integers as strings', `function f(address a, uint b) public pure returns (address, uint) { return (a, b); }`, [call('f', { a: '0xB0B0000000000000000000000000000000000002', b: '123456789012345678901234567890' }, ['b0b0000000000000000000000000000000000002', '123456789012345678901234567890'])]),
-  svm('argument type mismatch names parameter', `function f(uint amount) public pure returns (uint) { return amount; }`, [fails('f', { amount: 'abc' }, 'argument amount: expected uint256, got "abc"'), fails('f', { amount: -1 }, /out of range/), fails('f', {}, /missing argument amount/)]),
-  svm('struct argument shape mismatch', `struct P { uint a; string b; } function f(P memory p) public pure returns (uint) { return p.a; }`, [fails('f', [{ a: 1 }], /missing member b/), fails('f', [{ a: 1, b: 'x', c: 2 }], /has no member c/), call('f', [{ a: 1, b: 'x' }], '1')]),
-  svm('overloads resolved by argument names', `function f(uint a) public pure returns (uint) { return a; } function f(uint a, uint b) public pure returns (uint) { return a + b; }`, [call('f', { a: 1 }, '1'), call('f', { a: 1, b: 2 }, '3')]),
+  sol('addresses with 0x and integers as strings', `function f(address a, uint b) public pure returns (address, uint) { return (a, b); }`, [call('f', { a: '0xB0B0000000000000000000000000000000000002', b: '123456789012345678901234567890' }, ['b0b0000000000000000000000000000000000002', '123456789012345678901234567890'])]),
+  svm('argument type mismatch names parameter', `function f(uint amount) public pure returns (uint) { return amount; }`, [fails('f', { amount: 'abc' }, 'argument amount: expected uint256, got "abc"'), fails('f', { amount: -1 }, /out of range/), fails('f', {}, /missing argument amount/)], { evm: 'argument decoding failures are SolidVM interface messages' }),
+  svm('struct argument shape mismatch', `struct P { uint a; string b; } function f(P memory p) public pure returns (uint) { return p.a; }`, [fails('f', [{ a: 1 }], /missing member b/), fails('f', [{ a: 1, b: 'x', c: 2 }], /has no member c/), call('f', [{ a: 1, b: 'x' }], '1')], { evm: 'argument decoding failures are SolidVM interface messages' }),
+  sol('overloads resolved by argument names', `function f(uint a) public pure returns (uint) { return a; } function f(uint a, uint b) public pure returns (uint) { return a + b; }`, [call('f', { a: 1 }, '1'), call('f', { a: 1, b: 2 }, '3')]),
   svm('pragma solidvm accepted', ``, [call('f', [], '1')], { src: `pragma solidvm 3.4;\ncontract C { function f() public pure returns (uint) { return 1; } }` }),
-  svm('storage out of bounds read reverts', `uint[] xs; function f() public view returns (uint) { return xs[0]; }`, [fails('f', [], 'array index out of bounds')]),
-  svm('division assignment divides', `function f() public pure returns (uint) { uint x = 17; x /= 5; return x; }`, [call('f', [], '3')]),
-  svm('uint cannot go negative', `mapping(address => uint) bal; function f() public returns (uint) { bal[msg.sender] -= 1; return bal[msg.sender]; }`, [fails('f', [], 'arithmetic overflow')]),
+  sol('storage out of bounds read reverts', `uint[] xs; function f() public view returns (uint) { return xs[0]; }`, [fails('f', [], 'array index out of bounds')]),
+  sol('division assignment divides', `function f() public pure returns (uint) { uint x = 17; x /= 5; return x; }`, [call('f', [], '3')]),
+  sol('uint cannot go negative', `mapping(address => uint) bal; function f() public returns (uint) { bal[msg.sender] -= 1; return bal[msg.sender]; }`, [fails('f', [], 'arithmetic overflow')]),
   svm('getUserCert without registry reads empty', `function f(address a) public returns (string memory) { return getUserCert(a)["commonName"]; }`, [call('f', ['b0b0000000000000000000000000000000000002'], '')]),
-  svm('selfdestruct', `uint public x = 1; function kill() public { selfdestruct(payable(msg.sender)); x = 2; }`, [call('kill', [], [])]),
+  svm('selfdestruct', `uint public x = 1; function kill() public { selfdestruct(payable(msg.sender)); x = 2; }`, [call('kill', [], [])], { evm: 'selfdestruct removes the account (platform semantics); the EVM since Cancun keeps it' }),
   svm('string comparison in require', `string status = "open"; function close(string memory by) public { require(status == "open", "already closed"); status = "closed by " + by; } function get() public view returns (string memory) { return status; }`, [call('close', ['ann'], []), call('get', [], 'closed by ann'), fails('close', ['bob'], 'already closed')]),
   svm('legacy emit without emit keyword', `event E(uint a); function f() public { E(1); }`, [call('f', [], [])]),
   svm('address of 40 hex string literal', `function f() public pure returns (address) { return address("b0b0000000000000000000000000000000000002"); }`, [call('f', [], 'b0b0000000000000000000000000000000000002')]),

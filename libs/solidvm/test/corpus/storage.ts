@@ -102,4 +102,26 @@ export const cases: CorpusCase[] = [
   sol('state rolled back on failure', `uint public x; function f() public { x = 5; require(false, "no"); }`, [fails('f', [], 'no'), call('x', [], '0')]),
   sol('storage string and bytes', `string s; bytes b; function f() public returns (uint, uint) { s = "hello"; b = "abc"; return (bytes(s).length, b.length); }`, [call('f', [], ['5', '3'])]),
   sol('many mapping entries', `mapping(uint => uint) m; function f(uint n) public returns (uint s) { for (uint i = 0; i < n; i++) m[i] = i; for (uint i = 0; i < n; i++) s += m[i]; }`, [call('f', [50], '1225')]),
+  sol('public string array: push, getter, delete', `string[] public names; function add(string memory n) public returns (uint) { names.push(n); return names.length; } function drop(uint i) public { delete names[i]; }`, [
+    call('add', ['ann'], '1'), call('add', ['bob'], '2'), call('names', [1], 'bob'), call('drop', [0], []), call('names', [0], ''), call('names', [1], 'bob'),
+  ]),
+  sol('dynamic array of fixed arrays', `uint[2][] pairs; function f() public returns (uint, uint, uint) { pairs.push([uint(1), 2]); pairs.push(); pairs[1][0] = 5; return (pairs.length, pairs[0][1], pairs[1][0] + pairs[1][1]); }`, [call('f', [], ['2', '2', '5'])]),
+  sol('an array of mappings', `mapping(uint => uint)[] ms; function f() public returns (uint, uint) { ms.push(); ms.push(); ms[0][1] = 2; ms[1][1] = 3; return (ms[0][1] + ms[1][1], ms.length); }`, [call('f', [], ['5', '2'])]),
+  sol('bytes32 arrays and packed encoding of arrays', `bytes32[] hs; function f() public returns (uint, bytes32) { hs.push(keccak256("a")); hs.push(bytes32(uint(1))); return (abi.encodePacked(hs).length, hs[1]); }`, [call('f', [], ['64', '0'.repeat(63) + '1'])]),
+  sol('a struct with an enum and a nested struct in a mapping', `enum K { A, B } struct In { K k; string s; } struct Out { In i; uint n; } mapping(uint => Out) m; function f() public returns (K, string memory, uint) { m[1] = Out(In(K.B, "x"), 3); Out memory o = m[1]; delete m[1].i; return (o.i.k, o.i.s, uint(m[1].i.k) + m[1].n); }`, [call('f', [], ['1', 'x', '3'])]),
+  sol('a modifier that reads the return value after the body', `uint public seen; modifier spy() { _; seen = 1; } function f() public spy returns (uint r) { r = 7; }`, [call('f', [], '7'), call('seen', [], '1')]),
+  sol('shadowing in a nested block', `function f() public pure returns (uint) { uint x = 1; { uint y = x + 1; x = y * 10; } return x; }`, [call('f', [], '20')]),
+  sol('events emitted in a loop', `event Tick(uint i); function f(uint n) public { for (uint i = 0; i < n; i++) emit Tick(i); }`, [{ method: 'f', args: [3], expect: [], events: [['Tick', [['i', '0']]], ['Tick', [['i', '1']]], ['Tick', [['i', '2']]]] }]),
+  sol('unchecked loop counters', `function f(uint n) public pure returns (uint s) { for (uint i = 0; i < n; ) { s += i; unchecked { ++i; } } }`, [call('f', [5], '10')]),
+  sol('constant expressions with shifts and bounds', `uint constant TOP = 1 << 255; function f() public pure returns (uint, uint) { return (TOP, type(uint).max / 3 * 3); }`, [
+    call('f', [], ['57896044618658097711785492504343953926634992332820282019728792003956564819968', '115792089237316195423570985008687907853269984665640564039457584007913129639935']),
+  ]),
+  sol('returning an empty string array', `function f(uint n) public pure returns (string[] memory r) { r = new string[](n); if (n > 0) r[0] = "a"; }`, [call('f', [0], '[]'), call('f', [2], '["a",""]')]),
+  sol('a library returning a memory struct', ``, [call('f', [], ['3', '4'])], {
+    src: `library Geo { struct Pt { uint x; uint y; } function make(uint x, uint y) internal pure returns (Pt memory) { return Pt(x, y); } }\ncontract C { function f() public pure returns (uint, uint) { Geo.Pt memory p = Geo.make(3, 4); return (p.x, p.y); } }`,
+  }),
+  sol('payable address conversions', `function f(address a) public pure returns (address payable, bool) { address payable p = payable(a); return (p, p == a); }`, [call('f', ['0x00000000000000000000000000000000000000aa'], ['00000000000000000000000000000000000000aa', 'true'])]),
+  sol('struct storage to storage assignment through mappings', `struct P { uint a; string s; uint[] xs; } mapping(uint => P) m; function f() public returns (uint, string memory, uint) { m[1].a = 1; m[1].s = "one"; m[1].xs.push(9); m[2] = m[1]; m[1].xs[0] = 0; return (m[2].a, m[2].s, m[2].xs[0]); }`, [call('f', [], ['1', 'one', '9'])]),
+  sol('shrinking a storage array by assignment clears the tail', `uint[] a; function f() public returns (uint, uint) { a.push(1); a.push(2); a.push(3); uint[] memory b = new uint[](1); a = b; a.push(); return (a.length, a[1]); }`, [call('f', [], ['2', '0'])]),
+  sol('boolean storage flags and negation', `mapping(address => bool) seen; function f() public returns (bool, bool) { bool before = seen[msg.sender]; seen[msg.sender] = !seen[msg.sender]; return (before, seen[msg.sender]); }`, [call('f', [], ['false', 'true']), call('f', [], ['true', 'false'])]),
 ];

@@ -1,0 +1,103 @@
+// SolidVM's own types and built-ins (CONVENTIONS.md "SolidVM: where it
+// differs"): `account` with its chain forms, `decimal`, strings compared and
+// concatenated, parsing casts, `address.nonce`, legacy syntax. Not standard
+// Solidity: solc rejects these sources, so they run on SolidVM only.
+import { contractAddress } from '../../src/hash.js';
+import { ALICE, BOB } from '../helpers.js';
+import { call, fails, svm, type CorpusCase } from './types.js';
+
+const CHAIN = 'ab'.repeat(32);
+const SELF = contractAddress(ALICE, 0n);
+
+export const cases: CorpusCase[] = [
+  // --- account -------------------------------------------------------------------------
+  svm('account: every chain form', `function f(address a) public view returns (account, account, account, account, account) { return (account(a), account(a, 0), account(a, 255), account(a, "0x1f"), account(a, "main")); }`, [
+    call('f', [BOB], [BOB, `${BOB}:main`, `${BOB}:${'0'.repeat(62)}ff`, `${BOB}:${'0'.repeat(62)}1f`, `${BOB}:main`]),
+  ]),
+  svm('account: self on the main chain and on a private chain', `function f(address a) public view returns (account, uint) { account x = account(a, "self"); return (x, x.chainId); }`, [call('f', [BOB], [`${BOB}:main`, '0'])]),
+  svm('account: self on a private chain', `function f(address a) public view returns (account, bool) { account x = account(a, "self"); return (x, x.chainId == uint(0x${CHAIN})); }`, [call('f', [BOB], [`${BOB}:${CHAIN}`, 'true'])], { ctx: { chainId: CHAIN } }),
+  svm('account: parent of the main chain fails', `function f(address a) public view returns (account) { return account(a, "parent"); }`, [fails('f', [BOB], 'account(…, "parent"): this chain has no parent')]),
+  svm('account: an invalid chain id fails', `function f(address a, string memory c) public view returns (account) { return account(a, c); }`, [fails('f', [BOB, 'xyz'], 'invalid chain id xyz'), call('f', [BOB, '0x2'], `${BOB}:${'0'.repeat(63)}2`)]),
+  svm('account: equality depends on the chain', `function f(address a) public pure returns (bool, bool, bool) { return (account(a) == account(a), account(a, "main") == account(a, 0), account(a, 1) == account(a, 2)); }`, [call('f', [BOB], ['true', 'true', 'false'])]),
+  svm('account: stored, read back and passed as an argument', `account public who; mapping(address => account) byAddr; function set(account a) public { who = a; byAddr[address(a)] = a; } function get(address k) public view returns (account, address) { return (byAddr[k], address(who)); }`, [
+    { method: 'set', args: [`${BOB}:main`], expect: [], diff: { '.who': `${BOB}:main`, [`.byAddr<${BOB}>`]: `${BOB}:main` } },
+    call('who', [], `${BOB}:main`),
+    call('get', [BOB], [`${BOB}:main`, BOB]),
+  ]),
+  svm('account: balance, codehash and address of a contract', `function f() public view returns (uint, bool, address) { account me = account(address(this)); return (me.balance, me.codehash != bytes32(0), me.address); }`, [call('f', [], ['0', 'true', SELF])]),
+  svm('account: a contract reached through an account', '', [call('f', [], '5')], {
+    src: `contract D { uint public v = 5; }\ncontract C { D d = new D(); function f() public view returns (uint) { account a = account(address(d)); return D(address(a)).v(); } }`,
+  }),
+
+  // --- decimal -------------------------------------------------------------------------
+  svm('decimal: comparisons', `function f(decimal a, decimal b) public pure returns (bool, bool, bool) { return (a < b, a == b, a >= b); }`, [call('f', ['1.5', '1.50'], ['false', 'true', 'true']), call('f', ['0.1', '0.2'], ['true', 'false', 'false'])]),
+  svm('decimal: negative values and subtraction', `function f(decimal a, decimal b) public pure returns (decimal) { return a - b; }`, [call('f', ['1.25', '2.5'], '-1.25')]),
+  svm('decimal: division by zero fails', `function f(decimal a, decimal b) public pure returns (decimal) { return a / b; }`, [call('f', ['1', '8'], '0.125'), fails('f', ['1', '0'], 'division by zero')]),
+  svm('decimal: 18 fractional digits, truncating', `function f() public pure returns (decimal, decimal) { decimal x = 2.0; return (x / 3.0, 0.000000000000000001 / 2.0); }`, [call('f', [], ['0.666666666666666666', '0.0'])]),
+  svm('decimal: mixed with integers', `function f(uint n) public pure returns (decimal, uint) { decimal price = 1.5; decimal total = price * decimal(n); return (total, uint(total)); }`, [call('f', [3], ['4.5', '4'])]),
+  svm('decimal: as text and parsed from text', `function f(string memory s) public pure returns (decimal, string memory) { decimal d = decimal(s); return (d * 2.0, string(d)); }`, [call('f', ['0.75'], ['1.5', '0.75']), fails('f', ['abc'], /cannot convert/)]),
+  svm('decimal: in mappings and events', `mapping(uint => decimal) prices; event Priced(uint id, decimal p); function set(uint id, decimal p) public { prices[id] = p; emit Priced(id, p); } function get(uint id) public view returns (decimal) { return prices[id]; }`, [
+    { method: 'set', args: [1, '9.99'], expect: [], events: [['Priced', [['id', '1'], ['p', '9.99']]]], diff: { '.prices<1>': '9.99' } },
+    call('get', [1], '9.99'),
+    call('get', [2], '0.0'),
+  ]),
+
+  // --- strings and casts ---------------------------------------------------------------
+  svm('string: equality in storage and with literals', `string name = "ann"; function is_(string memory s) public view returns (bool, bool) { return (name == s, "ann" != s); }`, [call('is_', ['ann'], ['true', 'false']), call('is_', ['Ann'], ['false', 'true'])]),
+  svm('string: + with numbers, bools and addresses on either side', `function f(uint n, bool b, address a) public pure returns (string memory) { return "n=" + n + ", b=" + b + ", a=" + a; }`, [call('f', [7, true, BOB], `n=7, b=true, a=${BOB}`)]),
+  svm('string: += in a loop', `function f(uint n) public pure returns (string memory s) { for (uint i = 0; i < n; i++) s += string(i); }`, [call('f', [5], '01234')]),
+  svm('string: length is the UTF-8 byte length', `function f(string memory s) public pure returns (uint) { return s.length; }`, [call('f', ['añb'], '4')]),
+  svm('string: parsing casts of each base', `function f() public pure returns (uint, uint, int, bool, bool) { return (uint("0", 10), uint("FF", 16), int("-12", 10), bool("false"), bool("true")); }`, [call('f', [], ['0', '255', '-12', 'false', 'true'])]),
+  svm('string: a parsed number out of the type\'s range fails as an overflow', `function f(string memory s) public pure returns (uint8, uint8) { return (uint8(uint(s, 10)), uint8(s, 10)); }`, [
+    fails('f', ['300'], 'arithmetic overflow'),
+    fails('f', ['-1'], 'arithmetic overflow'),
+    call('f', ['255'], ['255', '255']),
+  ]),
+  svm('string: a parsed number can be truncated explicitly', `function f(string memory s) public pure returns (uint8) { return uint8(uint(s, 10)); }`, [call('f', ['300'], '44')]),
+  svm('string: string(x) of each type', `enum E { A, B } function f() public view returns (string memory, string memory, string memory, string memory) { return (string(int(-3)), string(false), string(account(msg.sender, "main")), string(1.5)); }`, [
+    call('f', [], ['-3', 'false', 'a11ce00000000000000000000000000000000001:main', '1.5']),
+  ]),
+
+  // --- error handling beyond Solidity: try blocks, named catch clauses, throw -----------------
+  svm('try block: catch DivideByZero', `function f(uint a, uint b) public pure returns (uint r) { try { r = a / b; } catch DivideByZero { r = 999; } }`, [call('f', [6, 3], '2'), call('f', [1, 0], '999')]),
+  svm('try block: what the block wrote is rolled back when it fails', `uint public n; function f(bool boom) public returns (uint) { try { n = 5; uint z = boom ? 0 : 1; n = n / z; } catch DivideByZero { } return n; }`, [
+    { method: 'f', args: [true], expect: ['0'], diff: {} },
+    { method: 'f', args: [false], expect: ['5'], diff: { '.n': '5' } },
+  ]),
+  svm('try block: throw and catch a custom error with its arguments', `error Err(uint a, string b); function f(uint x) public pure returns (string memory) { try { if (x > 0) throw Err(x, "big"); return "none"; } catch Err(uint a, string memory b) { return b + string(a); } }`, [
+    call('f', [0], 'none'),
+    call('f', [3], 'big3'),
+  ]),
+  svm('try block: a failure no clause takes goes on', `function f() public pure { try { require(false, "no"); } catch DivideByZero { } }`, [fails('f', [], 'no')]),
+  svm('try block: clauses in order, Error and the catch-all', `function f(uint k) public pure returns (string memory) { uint8 x = 255; try { if (k == 0) revert("r"); if (k == 1) x++; if (k == 2) assert(false); } catch DivideByZero { return "div"; } catch ArithmeticOverflow { return "overflow"; } catch Error(string memory m) { return m; } catch { return "other"; } return "ok"; }`, [
+    call('f', [0], 'r'),
+    call('f', [1], 'overflow'),
+    call('f', [2], 'other'),
+    call('f', [3], 'ok'),
+  ]),
+  svm('try block: built-in names for the panics', `uint[] xs; enum E { A } function f(uint k) public returns (string memory) { try { if (k == 0) xs[5] = 1; if (k == 1) xs.pop(); if (k == 2) { E e = E(k); } if (k == 3) assert(false); } catch IndexOutOfBounds { return "index"; } catch EmptyArrayPop { return "pop"; } catch InvalidEnumValue { return "enum"; } catch AssertionFailed { return "assert"; } return "none"; }`, [
+    call('f', [0], 'index'),
+    call('f', [1], 'pop'),
+    call('f', [2], 'enum'),
+    call('f', [3], 'assert'),
+  ]),
+  svm('try block: a return inside returns from the function', `function f(uint a) public pure returns (uint) { try { if (a > 1) return a * 2; } catch { return 0; } return 1; }`, [call('f', [5], '10'), call('f', [1], '1')]),
+  svm('throw of a custom error fails the transaction with its arguments', `error Err(uint a, string b); function f() public pure { throw Err(1, "x"); }`, [fails('f', [], 'Err(1, x)')]),
+  svm('named catch of a custom error on an external call', ``, [call('g', [4], '4'), call('g', [0], '100')], {
+    src: `contract D { error Bad(uint n); function f(uint n) public pure returns (uint) { if (n == 0) revert Bad(100); return n; } }\ncontract C { D d = new D(); function g(uint n) public view returns (uint) { try d.f(n) returns (uint r) { return r; } catch Bad(uint code) { return code; } } }`,
+  }),
+  svm('try block: the step limit is not caught', `function f() public pure returns (uint) { try { while (true) {} } catch { return 1; } }`, [fails('f', [], 'step limit exceeded (500 steps)', 'STEP_LIMIT')], { ctx: { stepLimit: 500 } }),
+
+  // --- legacy syntax and platform built-ins ---------------------------------------------------
+  svm('legacy: parameters without data location', `struct P { uint a; } function f(string s, uint[] xs, P p) public returns (uint) { return bytes(s).length + xs.length + p.a; }`, [call('f', ['ab', [1, 2, 3], { a: 10 }], '15')]),
+  svm('legacy: local mappings', `function f() public returns (uint) { mapping(uint => uint) m; m[1] = 5; return m[1] + m[2]; }`, [call('f', [], '5')]),
+  svm('legacy: a memory array that can push and pop', `function f() public pure returns (uint, uint) { uint[] memory a = new uint[](0); a.push(4); a.push(5); a.pop(); a.push(6); return (a.length, a[1]); }`, [call('f', [], ['2', '6'])]),
+  svm('legacy: var with tuples', `function g() internal pure returns (uint, string memory) { return (2, "b"); } function f() public pure returns (uint, string memory) { var (n, s) = g(); return (n * 2, s); }`, [call('f', [], ['4', 'b'])]),
+  svm('legacy: 1eN literals and old units', `function f() public pure returns (uint, uint) { return (1e3 * 1 szabo, 2 finney); }`, [call('f', [], ['1000000000000000', '2000000000000000'])]),
+  svm('address.nonce of an account that sent nothing', `function f(address a) public view returns (uint) { return a.nonce; }`, [call('f', [BOB], '0')]),
+  svm('tx.certificate and the identity of the sender', `function f() public view returns (string memory, bool) { return (tx.username, bytes(tx.certificate).length > 0); }`, [call('f', [], ['alice', 'true'])]),
+  svm('identity built-ins without the registry read as empty', `function f(address a) public view returns (string memory, bool, bool, string memory) { return (parseCert("pem")["organization"], verifyCert("c", "k"), verifySignature("h", "s", "k"), getUserCert(a)["userAddress"]); }`, [
+    call('f', [BOB], ['', 'false', 'false', '']),
+  ]),
+  svm('a pragma solidvm line with other pragmas', ``, [call('f', [], '2')], { src: `pragma solidvm 3.2;\npragma experimental ABIEncoderV2;\ncontract C { function f() public pure returns (uint) { return 2; } }` }),
+];
