@@ -74,7 +74,11 @@ export async function fixture(): Promise<Fixture> {
     },
     async sql(databaseUrl, text, values = []) {
       let pool = pools.get(databaseUrl);
-      if (!pool) pools.set(databaseUrl, (pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })));
+      if (!pool) {
+        pools.set(databaseUrl, (pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })));
+        // an idle connection the server closes must not crash the test run: the next query reconnects
+        pool.on('error', () => {});
+      }
       return (await pool.query(text, values)).rows;
     },
     async stop() {
