@@ -38,9 +38,16 @@ export interface TokenVerifier {
 const ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA', 'RS384', 'RS512', 'ES384'];
 const DISCOVERY_RETRY_MS = 5_000;
 
+/** Verified tokens kept: a client sends the same token with every request, and a signature check per request is wasted work. */
+const VERIFIED_CACHE_SIZE = 10_000;
+/** a cached verification is re-done at least this often, so that a rotated issuer key takes effect */
+const VERIFIED_CACHE_MS = 60_000;
+
 export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   let discovered: Promise<Discovered> | null = null;
   let failedAt = 0;
+  // insertion-ordered: the oldest entry is the first to go
+  const verified = new Map<string, { principal: Principal; until: number }>();
 
   // discovery is fetched on first use, not at start, so a service may start
   // before its identity provider; a failed fetch is retried after a pause
@@ -58,6 +65,8 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   return {
     async verify(authorization) {
       const token = bearerToken(authorization);
+      const cached = verified.get(token);
+      if (cached && Date.now() < cached.until) return cached.principal;
       let issuer: Discovered;
       try {
         issuer = await discover();
@@ -78,7 +87,14 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
       const username = options.usernameClaims.map((claim) => payload[claim]).find((v) => typeof v === 'string' && v.trim() !== '') as string | undefined;
       if (!username) throw new PlatformError('TOKEN_INVALID', `the token has no username claim (${options.usernameClaims.join(', ')})`);
       const org = payload[options.orgClaim];
-      return { username, org: typeof org === 'string' && org !== '' ? org : null, claims: payload };
+      const principal: Principal = { username, org: typeof org === 'string' && org !== '' ? org : null, claims: payload };
+      // never beyond the token's own expiry
+      const until = Math.min(Date.now() + VERIFIED_CACHE_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : 0);
+      if (until > Date.now()) {
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+        verified.set(token, { principal, until });
+      }
+      return principal;
     },
     async ready() {
       try {

@@ -182,6 +182,15 @@ describe('createTokenVerifier with the development identity provider', () => {
       expect(err.message).toBe('the token has expired');
     });
 
+    test('a verified token is remembered, but never past its expiry', async () => {
+      const token = await external.token({ sub: 'gina' }, { expiresIn: Math.floor(Date.now() / 1000) + 2 });
+      expect((await externalVerifier.verify(`Bearer ${token}`)).username).toBe('gina');
+      expect((await externalVerifier.verify(`Bearer ${token}`)).username).toBe('gina');
+      // past exp plus jose's 5 s clock tolerance: the cache must not answer for it
+      await new Promise((resolve) => setTimeout(resolve, 7_500));
+      expect((await rejection(externalVerifier.verify(`Bearer ${token}`))).code).toBe('TOKEN_INVALID');
+    }, 20_000);
+
     test('tokens of one issuer are refused by a verifier trusting the other', async () => {
       const fromIdp = await rejection(externalVerifier.verify(`Bearer ${await passwordToken(idp, 'alice', 'Acme')}`));
       expect(fromIdp.code).toBe('TOKEN_INVALID');
