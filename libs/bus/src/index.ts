@@ -27,6 +27,8 @@ export type {
   TxDoneNotice,
   TxParamsInput,
 } from './contracts/tx.js';
+export { BLOCK } from './contracts/block.js';
+export type { AccountRecord, AccountRequest, CompileItem, CompiledRecord } from './contracts/block.js';
 export type { NatsConnection, Subscription } from '@nats-io/nats-core';
 export {
   contractPayloadSchema,

@@ -27,6 +27,11 @@ export const SUBJECTS = {
     /** JetStream: the ordered blocks of a chain */
     ordered: (chainId: ChainId) => `block.${chainToken(chainId)}`,
   },
+  /** the block service's request/reply endpoints: outside `block.>`, which the BLOCKS stream captures */
+  blockService: {
+    account: 'block-svc.account',
+    compile: 'block-svc.compile',
+  },
   exec: {
     /** JetStream: this node's execution results of a chain's blocks */
     results: (chainId: ChainId) => `exec.${chainToken(chainId)}`,
@@ -37,6 +42,7 @@ export const SUBJECTS = {
 export const SERVICE_NAMES = {
   vault: 'vault',
   tx: 'tx',
+  block: 'block',
   cirrus: 'cirrus',
   chains: 'chains',
 } as const;

@@ -10,3 +10,5 @@ export type { Supervised, SupervisedOptions } from './supervisor.js';
 export { NODE_SERVICES, REPO_ROOT, startNode } from './node.js';
 export type { NodeOptions, RunningNode } from './node.js';
 export { formatLine } from './log-format.js';
+export { FAUCET_GENESIS_BALANCE, ensureMainGenesis, newMainGenesis } from './genesis.js';
+export type { MainChainFiles } from './genesis.js';

@@ -6,6 +6,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type NodeConfig } from '@platform/common';
+import { ensureMainGenesis } from './genesis.js';
 import { startNats, type RunningNats } from './nats.js';
 import { startPostgres, type RunningPostgres } from './postgres.js';
 import { waitForPort } from './ports.js';
@@ -46,6 +47,13 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const dataDir = resolve(config.dataDir);
   if (options.reset) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
+  // before any service: the block service reads the genesis, the transaction
+  // service signs the faucet's transfers with the key the genesis funds
+  const chain = ensureMainGenesis(dataDir);
+  if (chain.created) options.onLine('launcher', `wrote the main chain's genesis ${chain.genesisPath}; faucet account ${chain.faucetAddress}`);
+  if (config.gasEnabled && !chain.faucetFunded) {
+    options.onLine('launcher', `GAS_ENABLED: the genesis ${chain.genesisPath} does not fund the faucet key's account: the faucet's transfers will fail`);
+  }
 
   const stops: Array<() => Promise<void>> = [];
   const processes = new Map<string, Supervised>();
@@ -89,7 +97,14 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       await waitForPort('127.0.0.1', config.idpPort, 60_000);
     }
 
-    const serviceEnv = { ...options.env, DATA_DIR: dataDir, NATS_URL: natsUrl, DATABASE_URL: databaseUrl, OAUTH_DISCOVERY_URL: discoveryUrl };
+    const serviceEnv = {
+      ...options.env,
+      DATA_DIR: dataDir,
+      NATS_URL: natsUrl,
+      DATABASE_URL: databaseUrl,
+      OAUTH_DISCOVERY_URL: discoveryUrl,
+      ...(chain.faucetKeyFile ? { FAUCET_KEY_FILE: chain.faucetKeyFile } : {}),
+    };
     for (const service of NODE_SERVICES) run(service, `services/${service}/src/main.ts`, serviceEnv);
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;

@@ -11,7 +11,7 @@ import { STREAMS, connectBus, encodeJson, ensureStream, streamManager } from '@p
 import { contractAddress } from '@platform/crypto';
 import { startTestInfra } from '@platform/launcher';
 import { startBlockService } from '../src/index.js';
-import { Account, COUNTER } from '../test/helpers.js';
+import { Account, COUNTER, writeGenesis } from '../test/helpers.js';
 
 const CLIENTS = 4;
 const BATCH = 100;
@@ -26,6 +26,7 @@ export async function run(): Promise<Array<{ name: string; value: number; unit: 
     for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec]) await ensureStream(jsm, spec);
     const js = jetstream(nc);
     const dataDir = join(infra.dataDir, 'node');
+    writeGenesis(dataDir);
     const service = await startBlockService({
       config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
       logger: createLogger('block', 'silent'),

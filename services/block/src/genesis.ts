@@ -1,46 +1,20 @@
-// The main chain's genesis: `<DATA_DIR>/genesis.json` (the `Genesis` type). A
-// new single-node network gets one written on first start; every node of a
-// network must be started with the same file. Block 0 is derived from it:
-// its state (balances, genesis contracts) and a header with no proposer.
-import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DEFAULT_PROTOCOL, MAIN_CHAIN, type BlockHeader, type Genesis, type Hash, type Receipt, type WorldState } from '@platform/common';
+// The main chain's genesis: `<DATA_DIR>/genesis.json` (the `Genesis` type).
+// The launcher writes it for a new single-node network (with the faucet's
+// account funded: libs/launcher/src/genesis.ts), and every node of a network
+// must be started with the same file; this service only reads it. Block 0 is
+// derived from it: its state (balances, genesis contracts) and a header with
+// no proposer.
+import { existsSync, readFileSync } from 'node:fs';
+import type { BlockHeader, Genesis, Hash, Receipt, WorldState } from '@platform/common';
 import { bytesToHex, keccak256Hex } from '@platform/crypto';
 import { createContract } from '@platform/solidvm';
 import { ZERO_ADDRESS, ZERO_HASH, blockHash } from './block.js';
 import { EMPTY_ROOT } from './state/root.js';
 
-export function newMainGenesis(): Genesis {
-  return {
-    format: 1,
-    chainId: MAIN_CHAIN,
-    label: 'main',
-    timestamp: Math.floor(Date.now() / 1000),
-    parentChain: null,
-    nonce: bytesToHex(randomBytes(32)),
-    protocol: DEFAULT_PROTOCOL,
-    trustedRoots: [],
-    accounts: [],
-    contracts: [],
-    members: [],
-    creator: null,
-  };
-}
-
-/** Reads the genesis file, writing a new one first if there is none (atomically: two starting processes agree). */
-export function loadOrWriteGenesis(path: string): Genesis {
+/** Reads and checks the genesis file. A missing one is an error: which genesis a node runs is never guessed. */
+export function loadGenesis(path: string): Genesis {
   if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(newMainGenesis(), null, 2)}\n`);
-    try {
-      linkSync(tmp, path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      unlinkSync(tmp);
-    }
+    throw new Error(`${path} is missing: the launcher writes the main chain's genesis for a new network; a node joining a network needs that network's genesis.json`);
   }
   let genesis: Genesis;
   try {

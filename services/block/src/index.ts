@@ -4,12 +4,13 @@
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Logger, type NodeConfig } from '@platform/common';
-import { STREAMS, chainToken, connectBus, ensureStream, streamManager } from '@platform/bus';
+import { STREAMS, chainToken, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
+import { blockHandlers } from './endpoints.js';
 import { evmExecutor } from './exec/evm.js';
 import { solidVmExecutor } from './exec/solidvm.js';
 import type { VmExecutors } from './exec/vm.js';
-import { loadOrWriteGenesis } from './genesis.js';
+import { loadGenesis } from './genesis.js';
 import { loadNodeKey } from './node-key.js';
 import { DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
 import { ChainStore, type Head } from './state/store.js';
@@ -46,6 +47,8 @@ export interface RunningBlockService {
   stop(): Promise<void>;
 }
 
+const VERSION = '0.1.0';
+
 export const DEFAULT_EXECUTORS: VmExecutors = { SolidVM: solidVmExecutor, EVM: evmExecutor };
 
 export async function startBlockService(options: BlockServiceOptions): Promise<RunningBlockService> {
@@ -55,7 +58,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     for (const step of undo.splice(0)) await step().catch((err: unknown) => logger.warn({ err }, 'stop step failed'));
   };
   try {
-    const genesis = loadOrWriteGenesis(join(dataDir, 'genesis.json'));
+    const genesis = loadGenesis(join(dataDir, 'genesis.json'));
     const key = loadNodeKey(join(dataDir, 'block', 'node.key'));
     const nc = await connectBus({ url: options.natsUrl, name: 'block', logger });
     undo.unshift(() => nc.drain());
@@ -82,6 +85,11 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     // the worker stops before the connection drains and the store closes
     undo.unshift(() => worker.stop());
     await worker.start();
+    // answered once block 0 is applied: the account lookup never sees a store without a head
+    const service = await serve(nc, { name: 'block', version: VERSION, description: 'account lookup over the applied state, and compilation', logger }, blockHandlers([{ chainId: chain, store }]));
+    undo.unshift(() => service.stop());
+    // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
+    await nc.flush();
     logger.info({ proposer: key.address }, 'block service started');
     let stopping: Promise<void> | undefined;
     return {

@@ -1,10 +1,12 @@
 // The happy path through a real NATS: admitted transactions become a linked,
 // signed block on block.main and an ExecResult on exec.main.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { contractAddress } from '@platform/crypto';
 import { codeHashOf } from '@platform/solidvm';
-import type { ExecResult } from '@platform/common';
-import { blockHash, blockIntegrityError } from '../src/index.js';
-import { Account, COUNTER, blockFixture, receiptFor, type BlockFixture } from './helpers.js';
+import { loadConfig, type ExecResult } from '@platform/common';
+import { blockHash, blockIntegrityError, startBlockService } from '../src/index.js';
+import { Account, COUNTER, blockFixture, quietLogger, receiptFor, type BlockFixture } from './helpers.js';
 
 let f: BlockFixture;
 beforeEach(async () => {
@@ -62,15 +64,21 @@ test('a SolidVM creation, a call, a failing require and a transfer: linked block
   expect(service.head().hash).toBe(blocks[blocks.length - 1].hash);
 });
 
-test('the genesis file is written on first start and kept', async () => {
-  const { readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const service = await f.start();
-  const genesis = JSON.parse(readFileSync(join(f.dataDir(), 'genesis.json'), 'utf8'));
-  expect(genesis).toMatchObject({ format: 1, chainId: '', protocol: { stepLimit: 10_000_000, gasTableVersion: 1 }, accounts: [] });
+test('the service reads the genesis it is given, and refuses to start without one', async () => {
+  const funded = new Account();
+  const service = await f.start({ accounts: [{ address: funded.address, balance: 5n * 10n ** 18n }] });
+  const path = join(f.dataDir(), 'genesis.json');
+  const genesis = JSON.parse(readFileSync(path, 'utf8'));
+  expect(genesis).toMatchObject({ format: 1, chainId: '', protocol: { stepLimit: 10_000_000, gasTableVersion: 1 }, accounts: [{ address: funded.address, balance: '5000000000000000000' }] });
   expect(service.head().header.number).toBe(0);
   await service.stop();
   const again = await f.start();
-  expect(JSON.parse(readFileSync(join(f.dataDir(), 'genesis.json'), 'utf8'))).toEqual(genesis);
+  expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(genesis);
   expect(again.head().header.number).toBe(0);
+  await again.stop();
+  // which genesis a node runs is never guessed: the launcher writes it, the service only reads it
+  const dataDir = f.dataDir('bare');
+  await expect(startBlockService({ config: loadConfig({ DATA_DIR: dataDir }), logger: quietLogger(), natsUrl: f.infra.nats!.url, dataDir })).rejects.toThrow(
+    `${join(dataDir, 'genesis.json')} is missing`,
+  );
 });

@@ -1,12 +1,13 @@
 // Fixtures of the block service tests: a real NATS (startTestInfra), admitted
 // transactions built and signed here, and collectors of what the service
 // publishes on block.main and exec.main.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { createLogger, loadConfig, type Block, type ExecResult, type Logger, type Receipt, type Transaction } from '@platform/common';
 import { STREAMS, connectBus, encodeJson, ensureStream, streamManager, type NatsConnection } from '@platform/bus';
 import { bytesToHex, generateKeyPair, sign, signingHash, transactionHash, type KeyPair } from '@platform/crypto';
-import { startTestInfra, type TestInfra } from '@platform/launcher';
+import { newMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService, type BlockServiceOptions, type RunningBlockService } from '../src/index.js';
 
 export const COUNTER = `
@@ -135,11 +136,24 @@ export interface BlockFixture {
   execs: Collector<ExecResult>;
   /** a node's data dir under the infra's */
   dataDir(name?: string): string;
-  start(options?: Partial<BlockServiceOptions> & { env?: Record<string, string>; name?: string }): Promise<RunningBlockService>;
+  /**
+   * Starts a node's block service; its genesis (balances `accounts`, none by
+   * default) is written first unless the node's data dir already has one, as
+   * the launcher does.
+   */
+  start(options?: Partial<BlockServiceOptions> & { env?: Record<string, string>; name?: string; accounts?: Array<{ address: string; balance: bigint }> }): Promise<RunningBlockService>;
   publish(...txs: Transaction[]): Promise<void>;
   /** publishes as a different message (its own msgID), as an outbox republished past the duplicate window does */
   publishAgain(tx: Transaction): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** The main chain's genesis in `dataDir`, unless there is one (the launcher's job on a node: its ensureMainGenesis). */
+export function writeGenesis(dataDir: string, accounts: Array<{ address: string; balance: bigint }> = []): void {
+  const path = join(dataDir, 'genesis.json');
+  if (existsSync(path)) return;
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(path, JSON.stringify(newMainGenesis(accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })))));
 }
 
 export const quietLogger = (): Logger => createLogger('block', process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -161,8 +175,9 @@ export async function blockFixture(): Promise<BlockFixture> {
     execs,
     dataDir: (name = 'node') => join(infra.dataDir, name),
     async start(options = {}) {
-      const { env = {}, name, ...rest } = options;
+      const { env = {}, name, accounts = [], ...rest } = options;
       const dataDir = fixture.dataDir(name);
+      writeGenesis(dataDir, accounts);
       const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
       const service = await startBlockService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, dataDir, ...rest });
       running.push(service);

@@ -12,6 +12,7 @@ import { requireToken } from './auth.js';
 import { installBodyParsers } from './body.js';
 import { installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
+import { chainInfoRoutes } from './routes/chain-info.js';
 import { keyRoutes } from './routes/key.js';
 import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
@@ -24,7 +25,7 @@ export interface GatewayDeps {
 }
 
 /** Services the registered routes call; /ready waits for each. Grows as routes are added. */
-const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx'];
+const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx', 'block'];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -91,6 +92,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     requireToken(platform, deps.verifier);
     keyRoutes(platform, deps.nc);
     transactionRoutes(platform, { nc: deps.nc, hub, resolveTimeoutMs: deps.config.resolveTimeoutMs });
+    chainInfoRoutes(platform, deps.nc);
   });
   return app;
 }

@@ -9,7 +9,8 @@ import { createLogger, loadConfig } from '@platform/common';
 import { createTokenVerifier } from '@platform/auth';
 import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
 import { connectBus, type NatsConnection } from '@platform/bus';
-import { startTestInfra, type TestInfra } from '@platform/launcher';
+import { ensureMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
+import { startBlockService } from '@platform/block';
 import { startVault } from '@platform/vault';
 import { startTransactionService } from '@platform/transaction';
 import { buildGateway } from '../src/index.js';
@@ -48,6 +49,7 @@ describe('gateway', () => {
   let nc: NatsConnection;
   let vault: { stop(): Promise<void> };
   let transactions: { stop(): Promise<void> };
+  let blocks: { stop(): Promise<void> };
   let app: FastifyInstance;
   let token: string;
   let base: string;
@@ -62,6 +64,8 @@ describe('gateway', () => {
     const logger = createLogger('gateway-test', 'info', sink);
     vault = await startVault({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
     transactions = await startTransactionService({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
+    ensureMainGenesis(infra.dataDir);
+    blocks = await startBlockService({ config, logger, natsUrl: infra.nats!.url, dataDir: infra.dataDir });
     nc = await connectBus({ url: infra.nats!.url, name: 'gateway-test' });
     const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['preferred_username', 'sub'], orgClaim: 'organization' });
     app = await buildGateway({ config, logger, nc, verifier });
@@ -70,6 +74,7 @@ describe('gateway', () => {
   });
   afterAll(async () => {
     await app?.close();
+    await blocks?.stop();
     await transactions?.stop();
     await vault?.stop();
     await nc?.close();
@@ -120,7 +125,7 @@ describe('gateway', () => {
     const doc = (await send(base, { method: 'GET', url: '/openapi.json' })).json();
     expect(doc.paths['/platform/v2.3/key']).toHaveProperty('post');
     expect(doc.paths['/platform/v2.3/key']).toHaveProperty('get');
-    for (const path of ['/platform/v2.3/transaction', '/platform/v2.3/transaction/raw', '/bloc/v2.2/transaction/raw', '/bloc/v2.2/transactions/results', '/bloc/v2.2/transactions/{hash}/result', '/bloc/v2.2/users/user/{address}/fill']) {
+    for (const path of ['/platform/v2.3/transaction', '/platform/v2.3/transaction/raw', '/bloc/v2.2/transaction/raw', '/bloc/v2.2/transactions/results', '/bloc/v2.2/transactions/{hash}/result', '/bloc/v2.2/users/user/{address}/fill', '/bloc/v2.2/contracts/compile', '/platform-api/eth/v1.2/account']) {
       expect(doc.paths).toHaveProperty([path]);
     }
     expect(doc.components.schemas).toHaveProperty('TxResult');
@@ -131,7 +136,7 @@ describe('gateway', () => {
   test('/ready reports each dependency', async () => {
     const res = await send(base, { method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true });
+    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true, block: true });
   });
 
   test('random bodies and headers at the key routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
@@ -167,6 +172,50 @@ describe('gateway', () => {
         if (res.statusCode >= 400) expect(res.json().error.code).toEqual(expect.any(String));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  test('the account lookup answers an array (empty for an unknown address); compile answers code hashes or 422 with the messages', async () => {
+    const auth = { authorization: `Bearer ${token}` };
+    const unknown = await send(base, { method: 'GET', url: `/platform-api/eth/v1.2/account?address=0x${'ab'.repeat(20)}`, headers: auth });
+    expect(unknown.statusCode).toBe(200);
+    expect(unknown.json()).toEqual([]);
+    for (const url of ['/platform-api/eth/v1.2/account', '/platform-api/eth/v1.2/account?address=zz', `/platform-api/eth/v1.2/account?address=${'ab'.repeat(20)}&chainid=12`]) {
+      const res = await send(base, { method: 'GET', url, headers: auth });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('querystring') });
+    }
+    const otherChain = await send(base, { method: 'GET', url: `/platform-api/eth/v1.2/account?address=${'ab'.repeat(20)}&chainid=${'cd'.repeat(32)}`, headers: auth });
+    expect(otherChain.statusCode).toBe(404);
+    expect((await send(base, { method: 'GET', url: `/platform-api/eth/v1.2/account?address=${'ab'.repeat(20)}` })).statusCode).toBe(401);
+
+    const compile = (body: unknown) => send(base, { method: 'POST', url: '/bloc/v2.2/contracts/compile', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    const ok = await compile([{ source: 'contract A { uint x; }', vm: 'SolidVM' }]);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual([{ contractName: 'A', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    const bad = await compile([{ source: 'contract A { uint x = ; }', vm: 'SolidVM' }]);
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().error).toMatchObject({ code: 'UNPROCESSABLE', details: { field: '[0].source', vm: 'SolidVM', errors: [expect.objectContaining({ severity: 'error' })] } });
+    for (const body of [[], {}, [{ vm: 'SolidVM' }], [{ source: 'x', vm: 'WASM' }]]) {
+      const res = await compile(body);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  test('random bodies and queries at the chain information routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
+    const item = fc.record({ contractName: fc.oneof(fc.string(), fc.anything()), source: fc.oneof(fc.string(), fc.dictionary(fc.string(), fc.string()), fc.anything()), vm: fc.oneof(fc.constantFrom('EVM', 'SolidVM'), fc.string()) }, { requiredKeys: [] });
+    const body = fc.oneof(fc.json(), fc.array(item, { maxLength: 3 }).map((a) => JSON.stringify(a)));
+    const query = fc.oneof(fc.string(), fc.stringMatching(/^[0-9a-f]{40}$/).map((h) => `address=${h}`), fc.tuple(fc.stringMatching(/^(0x)?[0-9a-fA-F]{0,42}$/), fc.string()).map(([a, c]) => `address=${a}&chainid=${encodeURIComponent(c)}`));
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), body, query, async (compile, payload, q) => {
+        const res = compile
+          ? await send(base, { method: 'POST', url: '/bloc/v2.2/contracts/compile', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload })
+          : await send(base, { method: 'GET', url: `/platform-api/eth/v1.2/account?${encodeURI(q)}`, headers: { authorization: `Bearer ${token}` } });
+        expect(res.statusCode).toBeLessThan(500);
+        if (res.statusCode >= 400) expect(res.json().error.code).toEqual(expect.any(String));
+      }),
+      { numRuns: 150 },
     );
   });
 

@@ -14,6 +14,7 @@ import { inTransaction, type Db } from './db.js';
 import { draftsOf, type Draft } from './drafts.js';
 import { faucetDraft, type Faucet } from './faucet.js';
 import { address as addressField, invalid, username as usernameField } from './fields.js';
+import { requireFunds } from './funds.js';
 import type { Outbox } from './outbox.js';
 import { parseRaw } from './raw.js';
 import { ZERO_HASH_SUCCESS, pending } from './results.js';
@@ -45,6 +46,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
 
   const { address: from } = await call(deps.nc, VAULT.keyGet, { username });
   await checkIdentity(from);
+  if (deps.config.gasEnabled) await requireFunds(deps.nc, from, drafts, drafts.map((_, i) => `txs[${i}]`));
 
   type Admitted = { replayOf: string[] } | { transactions: Transaction[]; bodies: string[] };
   const admitted = await inTransaction<Admitted>(deps.pool, async (client) => {
@@ -76,6 +78,16 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
   const tx = buildTransaction(raw.draft, { from: raw.from, nonce: raw.nonce, signature: raw.signature, signingForm: raw.signingForm, origin: 'raw', submitter });
   await checkIdentity(tx.from);
   if (tx.nonce > deps.config.accountNonceLimit) throw nonceLimit(tx.from, tx.chainId, tx.nonce, deps.config.accountNonceLimit);
+  if (deps.config.gasEnabled) {
+    try {
+      await requireFunds(deps.nc, tx.from, [raw.draft], [null]);
+    } catch (err) {
+      // the same signed transaction again answers its result, even once the balance is spent
+      const known = (await readResults(deps.pool, [tx.hash]))[0];
+      if (known) return known;
+      throw err;
+    }
+  }
 
   const body = JSON.stringify(tx);
   if (!(await admitRaw(deps.pool, tx, body))) {

@@ -43,6 +43,8 @@ interface StoredAccount {
   c: string | null;
   vm?: string;
   name?: string;
+  /** the last block that wrote the account or its storage (for the account lookup; not part of the state root) */
+  h?: number;
 }
 
 const HEAD = 'head';
@@ -96,11 +98,13 @@ export class ChainStore {
 
   getAccount(address: Address): AccountState | undefined {
     const a = this.accounts.get(address);
-    if (!a) return undefined;
-    const out: AccountState = { nonce: BigInt(a.n), balance: BigInt(a.b), codeHash: a.c };
-    if (a.vm !== undefined) out.vm = a.vm as AccountState['vm'];
-    if (a.name !== undefined) out.contractName = a.name;
-    return out;
+    return a ? decodeAccount(a) : undefined;
+  }
+
+  /** An account with the last block that wrote it (null for accounts stored before that was recorded). */
+  accountRecord(address: Address): { state: AccountState; latestBlock: number | null } | undefined {
+    const a = this.accounts.get(address);
+    return a ? { state: decodeAccount(a), latestBlock: a.h ?? null } : undefined;
   }
 
   getStorage(address: Address, key: string): string | undefined {
@@ -143,12 +147,16 @@ export class ChainStore {
 
   /** Records a block as applied: state, trie nodes, head, dedupe record and outbox, atomically and durably. */
   applyBlock(app: BlockApplication, genesisHash?: Hash): void {
+    const height = app.head.header.number;
     this.root.transactionSync(() => {
       for (const [address, account] of app.changes.accounts) {
         if (account === null) this.accounts.removeSync(address);
-        else this.accounts.putSync(address, encodeAccount(account));
+        else this.accounts.putSync(address, { ...encodeAccount(account), h: height });
       }
       for (const [address, entries] of app.changes.storage) {
+        // a contract whose storage alone changed: its height moves too
+        const stored = entries.size === 0 || app.changes.accounts.has(address) ? undefined : this.accounts.get(address);
+        if (stored && stored.h !== height) this.accounts.putSync(address, { ...stored, h: height });
         for (const [key, value] of entries) {
           if (value === null) this.storage.removeSync(storageKey(address, key));
           else this.storage.putSync(storageKey(address, key), value);
@@ -160,8 +168,8 @@ export class ChainStore {
         if (root === null) this.storageRoots.removeSync(address);
         else this.storageRoots.putSync(address, root);
       }
-      for (const hash of app.executedHashes) this.executed.putSync(hash, app.head.header.number);
-      this.outbox.putSync(app.head.header.number, JSON.stringify(app.exec));
+      for (const hash of app.executedHashes) this.executed.putSync(hash, height);
+      this.outbox.putSync(height, JSON.stringify(app.exec));
       this.meta.putSync(HEAD, app.head);
       if (genesisHash !== undefined) this.meta.putSync(GENESIS, genesisHash);
     });
@@ -180,6 +188,13 @@ export class ChainStore {
   async close(): Promise<void> {
     await this.root.close();
   }
+}
+
+function decodeAccount(a: StoredAccount): AccountState {
+  const out: AccountState = { nonce: BigInt(a.n), balance: BigInt(a.b), codeHash: a.c };
+  if (a.vm !== undefined) out.vm = a.vm as AccountState['vm'];
+  if (a.name !== undefined) out.contractName = a.name;
+  return out;
 }
 
 function encodeAccount(a: AccountState): StoredAccount {

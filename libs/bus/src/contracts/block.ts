@@ -1,0 +1,78 @@
+// The block service's request/reply endpoints (services/block): reads of the
+// applied world state and compilation. Both answer from this node's own
+// copy of the chain, so they need no database and no other service.
+//
+// The subjects are `block-svc.*`, not `block.*`: the BLOCKS stream captures
+// `block.>`, so a request on `block.account` would be stored as a block and
+// acknowledged by JetStream instead of reaching the service.
+import type { VmKind } from '@platform/common';
+import { defineEndpoint } from '../rpc.js';
+import { SERVICE_NAMES, SUBJECTS } from '../subjects.js';
+
+export interface AccountRequest {
+  /** 40 hex, 0x optional */
+  address: string;
+  /** '' or absent for the main chain; 64 hex (0x optional) for a private chain */
+  chainId?: string | null;
+}
+
+/** One account of the applied state (the last applied block's), as the block service keeps it. */
+export interface AccountRecord {
+  /** 40 hex, no 0x */
+  address: string;
+  /** '' for the main chain */
+  chainId: string;
+  /** in the smallest unit (18 decimals per token), decimal text: balances exceed 2^53 */
+  balance: string;
+  /** the nonce its next transaction executes with */
+  nonce: number;
+  /** 64 hex; null for an account without code */
+  codeHash: string | null;
+  /** contracts only: the VM that runs the code */
+  kind?: VmKind;
+  /** contracts only */
+  contractName?: string;
+  /** the storage trie's root, 64 hex (the empty trie's root without storage) */
+  contractRoot: string;
+  /** the last block that changed the account (0 for the genesis's accounts); null when the store predates this record */
+  latestBlockNum: number | null;
+  /** the block the answer was read at */
+  blockNumber: number;
+}
+
+export interface CompileItem {
+  /** only this contract of the source; absent: every contract the source defines */
+  contractName?: string;
+  /** one source, or `{fileName: source}` */
+  source: string | Record<string, string>;
+  /** `EVM` (default: the compile endpoint is the EVM's, as on the platform) or `SolidVM` */
+  vm?: VmKind;
+}
+
+export interface CompiledRecord {
+  contractName: string;
+  /**
+   * 64 hex. SolidVM: the source's code hash (every contract of one source
+   * shares it). EVM: Keccak-256 of the deployed code solc produced, which is
+   * the deployed contract's code hash unless the contract has immutables.
+   */
+  codeHash: string;
+}
+
+export const BLOCK = {
+  /**
+   * An account of the applied state, or null when the state has no such
+   * account (the platform's account lookup answers an empty list for one).
+   * VALIDATION_FAILED/BAD_HEX (`address`, `chainid`); NOT_FOUND for a chain
+   * this node does not hold.
+   */
+  account: defineEndpoint<AccountRequest, AccountRecord | null>(SERVICE_NAMES.block, 'account', SUBJECTS.blockService.account),
+  /**
+   * Compiles each item; answers `{contractName, codeHash}` for each contract,
+   * items in request order. VALIDATION_FAILED (400) for a malformed item
+   * (`details.field` = `[i].source`, …); UNPROCESSABLE (422) for source that
+   * does not compile or lacks the named contract, with the compiler's
+   * messages in `details.errors`.
+   */
+  compile: defineEndpoint<CompileItem[], CompiledRecord[]>(SERVICE_NAMES.block, 'compile', SUBJECTS.blockService.compile),
+} as const;

@@ -1,0 +1,71 @@
+// The block service's request/reply endpoints (contract: libs/bus/src/contracts/block.ts):
+// the account lookup over this node's applied state, and compilation.
+import { BLOCK, handle, type AccountRecord, type Handler } from '@platform/bus';
+import { PlatformError, type ChainId } from '@platform/common';
+import { bytesToHex } from '@platform/crypto';
+import { compileItems } from './compile.js';
+import { EMPTY_ROOT } from './state/root.js';
+import type { ChainStore } from './state/store.js';
+
+/** A chain this node holds: its store is read directly (lmdb reads are snapshot reads, never blocked by the block loop). */
+export interface HeldChain {
+  chainId: ChainId;
+  store: ChainStore;
+}
+
+export function blockHandlers(chains: HeldChain[]): Handler[] {
+  const byId = new Map(chains.map((c) => [c.chainId, c]));
+  return [
+    handle(BLOCK.account, (request) => {
+      const address = hexField(request?.address, 'address', 20);
+      const chainId = chainField(request.chainId);
+      const chain = byId.get(chainId);
+      if (!chain) throw new PlatformError('NOT_FOUND', `chain ${chainId} is not held by this node`, { chainId });
+      return accountOf(chain, address);
+    }),
+    handle(BLOCK.compile, (request) => compileItems(request)),
+  ];
+}
+
+/**
+ * The account as the last applied block left it. Both reads happen in one
+ * synchronous turn, and a block is applied in one synchronous lmdb
+ * transaction, so the head and the account always belong together.
+ */
+function accountOf({ chainId, store }: HeldChain, address: string): AccountRecord | null {
+  const record = store.accountRecord(address);
+  if (!record) return null;
+  const { state, latestBlock } = record;
+  const out: AccountRecord = {
+    address,
+    chainId,
+    balance: state.balance.toString(),
+    nonce: Number(state.nonce),
+    codeHash: state.codeHash,
+    contractRoot: bytesToHex(store.storageRoot(address) ?? EMPTY_ROOT),
+    latestBlockNum: latestBlock,
+    blockNumber: store.head()?.header.number ?? 0,
+  };
+  if (state.vm !== undefined) out.kind = state.vm;
+  if (state.contractName !== undefined) out.contractName = state.contractName;
+  return out;
+}
+
+function invalid(field: string, message: string): PlatformError {
+  return new PlatformError('VALIDATION_FAILED', `${field} ${message}`, { field });
+}
+
+/** Hex of a fixed length, 0x optional → lowercase without 0x; BAD_HEX / VALIDATION_FAILED naming the field. */
+function hexField(value: unknown, field: string, bytes: number): string {
+  if (typeof value !== 'string') throw invalid(field, value === undefined ? 'is required' : 'must be a hex string');
+  const body = value.replace(/^0x/i, '');
+  if (!/^[0-9a-fA-F]*$/.test(body)) throw new PlatformError('BAD_HEX', `${field} is not hexadecimal`, { field });
+  if (body.length !== bytes * 2) throw invalid(field, `must be ${bytes} bytes (${bytes * 2} hex digits), got ${body.length} digits`);
+  return body.toLowerCase();
+}
+
+/** '' (also null or absent) is the main chain. */
+function chainField(value: unknown): ChainId {
+  if (value === undefined || value === null || value === '') return '';
+  return hexField(value, 'chainid', 32);
+}

@@ -1,0 +1,99 @@
+// Gas enabled: an account that cannot pay is refused at admission with an
+// error naming it and the faucet; the balance comes from the block service's
+// `block.account`, played here by the test (real NATS, real vault).
+import { Wallet } from 'ethers';
+import { BLOCK, TX, call, handle, serve, type AccountRecord, type SubmitItem } from '@platform/bus';
+import { PlatformError, createLogger } from '@platform/common';
+import { ethersSigningHash, fixture, type Fields, type Fixture } from './helpers.js';
+
+const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
+const SRC = 'contract Note { string text; }';
+const upload: SubmitItem = { type: 'CONTRACT', payload: { contract: 'Note', src: SRC, metadata: { VM: 'SolidVM' } } };
+/** the platform client's defaults: gasLimit 32100000000 × gasPrice 1 */
+const DEFAULT_UPFRONT = 32_100_000_000n;
+
+describe('transaction - gas enabled: accounts that cannot pay', () => {
+  let f: Fixture;
+  /** the balances the played block service answers; absent: no such account */
+  const balances = new Map<string, bigint>();
+  let asked = 0;
+  let block: { stop(): Promise<unknown> } | null = null;
+
+  const playBlockService = async () => {
+    block = await serve(f.nc, { name: 'block', version: '0.0.0', logger: createLogger('block', 'silent') }, [
+      handle(BLOCK.account, ({ address }): AccountRecord | null => {
+        asked++;
+        const balance = balances.get(address);
+        if (balance === undefined) return null;
+        return { address, chainId: '', balance: balance.toString(), nonce: 0, codeHash: null, contractRoot: '', latestBlockNum: 0, blockNumber: 1 };
+      }),
+    ]);
+    await f.nc.flush();
+  };
+
+  beforeAll(async () => {
+    f = await fixture();
+    await f.start({ env: { GAS_ENABLED: 'true' } });
+    await playBlockService();
+  });
+  afterAll(async () => {
+    await block?.stop();
+    await f?.stop();
+  });
+
+  test('an unfunded user is refused (422) naming the account and the faucet; nothing is admitted, no nonce is used', async () => {
+    const address = await f.user('poor');
+    const err = await failure(call(f.nc, TX.submit, { username: 'poor', organization: null, chainId: null, transactions: [upload] }));
+    expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { reason: 'INSUFFICIENT_BALANCE', field: 'txs[0]', address, balance: '0', required: DEFAULT_UPFRONT.toString() } });
+    expect(err.message).toContain(`account ${address} cannot pay for txs[0]`);
+    expect(err.message).toContain(`/bloc/v2.2/users/user/${address}/fill`);
+    expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 0 });
+
+    balances.set(address, DEFAULT_UPFRONT);
+    const [admitted] = await call(f.nc, TX.submit, { username: 'poor', organization: null, chainId: null, transactions: [upload] });
+    expect(admitted.status).toBe('Pending');
+    expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 1 });
+  });
+
+  test('the costliest transaction of a request decides: gasLimit × gasPrice + value', async () => {
+    const address = await f.user('some');
+    balances.set(address, 10n ** 18n);
+    const transfer = (value: string): SubmitItem => ({ type: 'TRANSFER', payload: { toAddress: 'ab'.repeat(20), value } });
+    const err = await failure(
+      call(f.nc, TX.submit, { username: 'some', organization: null, chainId: null, txParams: { gasLimit: 21_000, gasPrice: 2 }, transactions: [transfer('1'), transfer((10n ** 18n).toString())] }),
+    );
+    expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'txs[1]', required: (10n ** 18n + 42_000n).toString(), balance: (10n ** 18n).toString() } });
+    const ok = await call(f.nc, TX.submit, { username: 'some', organization: null, chainId: null, txParams: { gasLimit: 21_000, gasPrice: 2 }, transactions: [transfer('1'), transfer((10n ** 18n - 42_000n).toString())] });
+    expect(ok.map((r) => r.status)).toEqual(['Pending', 'Pending']);
+  });
+
+  test('raw transactions too; the same signed transaction again still answers its result', async () => {
+    const wallet = Wallet.createRandom();
+    const address = wallet.address.toLowerCase().slice(2);
+    const fields: Fields = { nonce: 0, gasPrice: 1, gasLimit: 100_000, to: null, value: 0, initOrData: Buffer.from(SRC).toString('hex'), metadata: { VM: 'SolidVM', name: 'Note' } };
+    const sig = wallet.signingKey.sign(ethersSigningHash(fields));
+    const body = { nonce: 0, gasPrice: 1, gasLimit: 100_000, value: 0, to: null, initOrData: fields.initOrData, metadata: fields.metadata, r: sig.r, s: sig.s, v: sig.v };
+    const raw = () => call(f.nc, TX.submitRaw, { username: 'raw-user', organization: null, chainId: null, transaction: body });
+    const err = await failure(raw());
+    expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'INSUFFICIENT_BALANCE', address, required: '100000' } });
+    expect(err.message).toContain(`account ${address} cannot pay for the transaction`);
+
+    balances.set(address, 100_000n);
+    const admitted = await raw();
+    expect(admitted.status).toBe('Pending');
+    balances.set(address, 0n);
+    expect(await raw()).toEqual(admitted);
+  });
+
+  test('the faucet is not checked; without the block service admission is 503, never an admission on trust', async () => {
+    const before = asked;
+    expect((await call(f.nc, TX.fill, { username: 'x', address: 'cd'.repeat(20) })).status).toBe('Pending');
+    expect(asked).toBe(before);
+
+    await block?.stop();
+    block = null;
+    await f.user('later');
+    expect(await failure(call(f.nc, TX.submit, { username: 'later', organization: null, chainId: null, transactions: [upload] }))).toMatchObject({ code: 'UNAVAILABLE', status: 503, details: { service: 'block' } });
+    await playBlockService();
+  });
+});
