@@ -43,6 +43,11 @@ export class Mempool<M> {
     return undefined;
   }
 
+  /** every waiting transaction, in order of arrival */
+  entries(): IterableIterator<Waiting<M>> {
+    return this.waiting.values();
+  }
+
   take(hash: Hash): Waiting<M> | undefined {
     const entry = this.waiting.get(hash);
     this.waiting.delete(hash);

@@ -62,6 +62,8 @@ export interface ChainWorkerOptions {
 
 const APPEND_ATTEMPTS = 5;
 const RETRY_MS = 500;
+/** ack wait of admitted transactions: how soon those of a crashed block service are delivered again */
+const ADMITTED_ACK_WAIT_MS = 6_000;
 const WRONG_LAST_SEQUENCE = 10071;
 
 interface Stoppable {
@@ -73,6 +75,7 @@ export class ChainWorker {
   private readonly token: string;
   private readonly log: Logger;
   private readonly mempool = new Mempool<JsMsg>();
+  private keepAlive: NodeJS.Timeout | null = null;
   /** blocks from the stream, not yet looked at */
   private readonly incoming: Array<{ block: Block; seq: number }> = [];
   private head!: Head;
@@ -126,6 +129,7 @@ export class ChainWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.keepAlive) clearInterval(this.keepAlive);
     for (const s of this.subscriptions.splice(0)) await Promise.resolve(s.stop()).catch(() => {});
     this.wake();
     await this.loop;
@@ -407,18 +411,31 @@ export class ChainWorker {
       stream: STREAMS.tx.name,
       durable,
       filterSubject: SUBJECTS.tx.admitted(this.chainId),
-      // a transaction held for a nonce gap must not be redelivered meanwhile
-      ackWaitMs: Math.max(30_000, 2 * settings.nonceGapMs),
+      // short, so that after a crash the transactions the dead process held
+      // come back well within the nonce gap (else later nonces, delivered
+      // fresh, would time out waiting for them); transactions that wait
+      // longer in the mempool are kept from redelivery by keepWaitingAlive
+      ackWaitMs: ADMITTED_ACK_WAIT_MS,
       // the server's default of 1000 unacknowledged messages would cap the
       // mempool at two blocks: the pipeline would stall on acknowledgement round trips
       maxAckPending: Math.max(1_000, 8 * settings.maxTxs),
     });
+    this.keepAlive = setInterval(() => this.keepWaitingAlive(), ADMITTED_ACK_WAIT_MS / 3);
     const consumer = await js.consumers.get(STREAMS.tx.name, durable);
     const messages = await consumer.consume({ max_messages: Math.max(1_000, 2 * settings.maxTxs) });
     this.subscriptions.push(messages);
     void (async () => {
       for await (const m of messages) this.admit(m);
     })().catch((err: unknown) => this.log.error({ err }, 'the admitted-transaction consumer stopped'));
+  }
+
+  /** "still working on it" for every transaction waiting longer than a fraction of the ack wait (a nonce gap, a full mempool) */
+  private keepWaitingAlive(): void {
+    const before = Date.now() - ADMITTED_ACK_WAIT_MS / 3;
+    for (const waiting of this.mempool.entries()) {
+      if (waiting.since > before) break; // in order of arrival: the rest are younger
+      waiting.msg.working();
+    }
   }
 
   private admit(m: JsMsg): void {

@@ -1,0 +1,88 @@
+// The catalogue: the typed allowlist the planner checks every name against.
+// Cirrus owns the tables and builds a Catalogue of them; this library only
+// reads it. API names (what clients write: `Acme-Item`, `chainId`) map to
+// internal SQL identifiers (what PostgreSQL knows), so PostgreSQL's 63-byte
+// limit and quoting never reach clients, and no client text ever becomes an
+// identifier: an identifier in generated SQL always comes from here.
+
+/**
+ * How values of a column are compared and returned:
+ * - `text`: strings (addresses, `block_timestamp` as `YYYY-MM-DD HH:MM:SS UTC`, event arguments);
+ * - `integer` / `numeric`: PostgreSQL `numeric` (or any integer type), compared
+ *   as numbers (`eq.7.0` matches 7) and returned as JSON numbers with every digit;
+ * - `boolean`;
+ * - `jsonb`: structs; filterable with JSON values and `->`/`->>` paths.
+ */
+export type ColumnType = 'text' | 'integer' | 'numeric' | 'boolean' | 'jsonb';
+
+export interface CatalogueColumn {
+  /** the column's SQL identifier (unquoted) */
+  readonly sql: string;
+  readonly type: ColumnType;
+}
+
+/**
+ * An embeddable resource: `select=*,Item(*)` on this table embeds rows of
+ * `target` whose columns equal this row's (`on`: pairs of API column names,
+ * this table's first). A contract reference is `[['item', 'address'],
+ * ['chainId', 'chainId']]` with cardinality `one` (an object or null); the
+ * reverse direction is cardinality `many` (an array, `[]` when none).
+ */
+export interface CatalogueRelation {
+  /** the name used in `select` (`Item`); two relations of one name are told apart by a hint `Item!item(*)` naming the first `on` column */
+  readonly name: string;
+  /** API name of the embedded table */
+  readonly target: string;
+  readonly on: ReadonlyArray<readonly [string, string]>;
+  readonly cardinality: 'one' | 'many';
+}
+
+export interface OrderSpec {
+  readonly column: string;
+  readonly direction?: 'asc' | 'desc';
+  readonly nulls?: 'first' | 'last';
+}
+
+export interface CatalogueTable {
+  /** the API name (as in `/cirrus/search/<name>`) */
+  readonly name: string;
+  /** the table's SQL identifier, optionally schema-qualified */
+  readonly sql: string | { readonly schema: string; readonly name: string };
+  /** API name → column, in the order `select=*` returns them */
+  readonly columns: ReadonlyMap<string, CatalogueColumn>;
+  /**
+   * API name of the column holding the chain ID a row belongs to (main chain:
+   * the empty string); every query on the table, embedded ones included, only
+   * sees rows whose chain is among the caller's visible chains. `null`: rows
+   * belong to no chain and everyone sees them.
+   */
+  readonly chainColumn: string | null;
+  readonly relations?: readonly CatalogueRelation[];
+  /** order when the request has no `order` (CONVENTIONS.md: contract tables by block_number then address) */
+  readonly defaultOrder?: readonly OrderSpec[];
+  /**
+   * The chains this table has rows on, when the owner knows them: a caller who
+   * can see none of them gets 404, as if the table did not exist.
+   */
+  readonly chains?: ReadonlySet<string>;
+}
+
+export interface Catalogue {
+  /**
+   * The table an API name designates, or undefined. May throw a PlatformError
+   * itself (e.g. CONFLICT for an ambiguous bare contract name).
+   */
+  table(name: string): CatalogueTable | undefined;
+}
+
+/** A Catalogue over a fixed list of tables (tests, benchmarks, simple owners). */
+export function catalogueOf(tables: Iterable<CatalogueTable>): Catalogue {
+  const byName = new Map<string, CatalogueTable>();
+  for (const t of tables) byName.set(t.name, t);
+  return { table: (name) => byName.get(name) };
+}
+
+/** Columns from `[apiName, sqlName, type]` triples, keeping their order. */
+export function columnsOf(list: Iterable<readonly [string, string, ColumnType]>): Map<string, CatalogueColumn> {
+  return new Map([...list].map(([api, sql, type]) => [api, { sql, type }] as const));
+}

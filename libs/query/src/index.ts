@@ -1,0 +1,29 @@
+// @platform/query: PostgREST's query language over a catalogue of tables.
+//   parseQuery(params, {prefer})                       → QueryAst (or a 400)
+//   planQuery(ast, catalogue, {table, visibleChains})  → QueryPlan (or a 400/404)
+//   runQuery(knex or pg, plan)                         → {rows, total, status, contentRange}
+//   toJson(rows)                                       → the response body
+// See README.md for the grammar and the semantics pinned.
+export type {
+  ComparisonOperator,
+  Condition,
+  FieldRef,
+  JsonStep,
+  OrderTerm,
+  Predicate,
+  QueryAst,
+  SelectItem,
+  Trilean,
+} from './ast.js';
+export { parseQuery, prefersCount } from './parse/query.js';
+export type { ParseOptions, QueryParams } from './parse/query.js';
+export { catalogueOf, columnsOf } from './catalogue.js';
+export type { Catalogue, CatalogueColumn, CatalogueRelation, CatalogueTable, ColumnType, OrderSpec } from './catalogue.js';
+export { planQuery } from './plan/plan.js';
+export type { PlanOptions, QueryPlan } from './plan/plan.js';
+export type { OutputColumn, OutputKind } from './plan/select.js';
+export { runQuery } from './run.js';
+export type { Database, JsonValue, PgQueryable, QueryResult, Row } from './run.js';
+export { rangeAnswer } from './range.js';
+export type { RangeAnswer } from './range.js';
+export { toJson } from './json.js';

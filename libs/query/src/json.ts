@@ -1,0 +1,36 @@
+// Rows → the response body: a JSON array whose numbers keep every digit.
+// A small writer of its own rather than lossless-json's stringify: rows hold
+// only strings, booleans, null, LosslessNumbers, arrays and plain objects, and
+// this is on every response's path.
+import { isLosslessNumber } from 'lossless-json';
+import type { JsonValue, Row } from './run.js';
+
+function value(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (isLosslessNumber(v)) return v.value;
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) out += (i > 0 ? ',' : '') + value(v[i]);
+    return out + ']';
+  }
+  return object(v);
+}
+
+function object(o: { [key: string]: JsonValue }): string {
+  let out = '{';
+  let first = true;
+  for (const key in o) {
+    if (!Object.hasOwn(o, key)) continue;
+    out += (first ? '' : ',') + JSON.stringify(key) + ':' + value(o[key]);
+    first = false;
+  }
+  return out + '}';
+}
+
+export function toJson(rows: readonly Row[]): string {
+  let out = '[';
+  for (let i = 0; i < rows.length; i++) out += (i > 0 ? ',' : '') + object(rows[i]);
+  return out + ']';
+}

@@ -1,0 +1,69 @@
+// The `select` parameter (PostgREST's `pFieldForest`):
+//   select := item ("," item)*            spaces allowed around items
+//   item   := "*"
+//           | [alias ":"] name ["!" hint]* "(" select ")"     embedded resource
+//           | [alias ":"] "count()"                             the row count
+//           | [alias ":"] name [json path]                      a column
+// Casts (`id::text`), spreads (`...Item(*)`) and `!inner` joins are refused
+// with a message saying so rather than misread.
+import type { SelectItem } from '../ast.js';
+import type { Cursor } from './cursor.js';
+import { aliasPrefix, field, fieldName } from './names.js';
+
+/** How deep embedded resources may nest (`a(b(c(...)))`). */
+export const MAX_EMBED_DEPTH = 8;
+
+export function selectList(c: Cursor, depth = 0): SelectItem[] {
+  const items: SelectItem[] = [];
+  do {
+    c.skipSpaces();
+    items.push(selectItem(c, depth));
+    c.skipSpaces();
+  } while (c.eat(','));
+  return items;
+}
+
+/** After an item: a separator, the end of an embed, or the end of the parameter. */
+function itemEnd(c: Cursor): void {
+  if (!(c.done || c.peek() === ',' || c.peek() === ')')) c.fail("',' or end of select");
+}
+
+function selectItem(c: Cursor, depth: number): SelectItem {
+  if (c.eat('*')) {
+    itemEnd(c);
+    return { kind: 'star' };
+  }
+  if (c.startsWith('...')) c.fail('a column or embedded resource (spread embeds ...Item(*) are not supported)');
+  const as = aliasPrefix(c);
+  const start = c.pos;
+  const name = fieldName(c);
+  if (name === 'count' && c.eat('()')) {
+    c.skipSpaces();
+    itemEnd(c);
+    return { kind: 'count', alias: as };
+  }
+  if (c.peek() === '(' || c.peek() === '!') return embed(c, name, as, depth);
+  c.pos = start;
+  const f = field(c);
+  if (c.startsWith('::')) c.fail("',' or end of select (casts with :: are not supported)");
+  itemEnd(c);
+  return { kind: 'field', field: f, alias: as };
+}
+
+function embed(c: Cursor, relation: string, as: string | null, depth: number): SelectItem {
+  let hint: string | null = null;
+  while (c.eat('!')) {
+    const param = fieldName(c);
+    if (param === 'inner') c.fail('a hint (!inner joins are not supported)');
+    if (param === 'left') continue; // the default join: embedding never drops rows
+    if (hint !== null) c.fail("'(' (at most one hint)");
+    hint = param;
+  }
+  if (depth + 1 > MAX_EMBED_DEPTH) c.fail(`at most ${MAX_EMBED_DEPTH} levels of embedded resources`);
+  c.expect('(');
+  const select = selectList(c, depth + 1);
+  c.expect(')', "',' or ')'");
+  c.skipSpaces();
+  itemEnd(c);
+  return { kind: 'embed', relation, alias: as, hint, select };
+}

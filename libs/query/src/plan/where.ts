@@ -1,0 +1,71 @@
+// Conditions → SQL. Each operator's meaning, pinned (sources in the README):
+// - eq/neq/lt/lte/gt/gte: `=`, `<>`, `<`, `<=`, `>`, `>=` against the value
+//   parsed by the field's type;
+// - like/ilike: on text only; `*` becomes `%`, nothing else changes, so `%`
+//   and `_` stay wildcards and `\` escapes (PostgREST's `T.map star`);
+// - in: `= ANY(array)`; the empty list is FALSE (PostgREST writes `= ANY('{}')`);
+// - is: IS NULL for any field, IS TRUE/FALSE/UNKNOWN for booleans;
+// - not.: NOT (test), so a NULL matches neither `eq` nor `not.eq`;
+// - and/or trees: parenthesised AND/OR, `not.` wraps them in NOT.
+import type { Condition, Predicate } from '../ast.js';
+import { badQuery, echo } from '../errors.js';
+import { fieldText } from '../parse/names.js';
+import type { Scope } from './context.js';
+import { type ResolvedField, resolveField } from './fields.js';
+import { type Cast, type Fragment, join, param, sql } from './sql.js';
+import { coerce, type ValueType } from './values.js';
+
+const COMPARE: Record<string, Fragment> = {
+  eq: sql`=`,
+  neq: sql`<>`,
+  lt: sql`<`,
+  lte: sql`<=`,
+  gt: sql`>`,
+  gte: sql`>=`,
+};
+
+const SCALAR_CAST: Record<ValueType, Cast> = { text: 'text', numeric: 'numeric', boolean: 'boolean', jsonb: 'jsonb' };
+const ARRAY_CAST: Record<ValueType, Cast> = { text: 'text[]', numeric: 'numeric[]', boolean: 'boolean[]', jsonb: 'jsonb[]' };
+
+/** A LIKE pattern PostgreSQL accepts: it must not end with an unpaired escape. */
+function endsWithEscape(pattern: string): boolean {
+  let escaped = false;
+  for (const ch of pattern) escaped = !escaped && ch === '\\';
+  return escaped;
+}
+
+function predicateSql(field: ResolvedField, predicate: Predicate, source: string): Fragment {
+  const { expr, type } = field;
+  switch (predicate.op) {
+    case 'is':
+      if (predicate.value === 'null') return sql`${expr} IS NULL`;
+      if (type !== 'boolean') throw badQuery(`${echo(source)}: is.${predicate.value} applies to boolean columns only`, { filter: source });
+      return predicate.value === 'true' ? sql`${expr} IS TRUE` : predicate.value === 'false' ? sql`${expr} IS FALSE` : sql`${expr} IS UNKNOWN`;
+    case 'in': {
+      if (predicate.values.length === 0) return sql`FALSE`;
+      const values = predicate.values.map((v) => coerce(v, type, source));
+      return sql`${expr} = ANY(${param(values, ARRAY_CAST[type])})`;
+    }
+    case 'like':
+    case 'ilike': {
+      if (type !== 'text') throw badQuery(`${echo(source)}: ${predicate.op} applies to text, not to ${type}`, { filter: source });
+      const pattern = coerce(predicate.value, 'text', source) as string;
+      if (endsWithEscape(pattern)) throw badQuery(`${echo(source)}: a ${predicate.op} pattern cannot end with an unpaired backslash`, { filter: source });
+      const bound = param(pattern.replace(/\*/g, '%'), 'text');
+      return predicate.op === 'like' ? sql`${expr} LIKE ${bound}` : sql`${expr} ILIKE ${bound}`;
+    }
+    default:
+      return sql`${expr} ${COMPARE[predicate.op]} ${param(coerce(predicate.value, type, source), SCALAR_CAST[type])}`;
+  }
+}
+
+export function conditionSql(scope: Scope, condition: Condition): Fragment {
+  if (condition.kind === 'filter') {
+    const field = resolveField(scope, condition.field);
+    const test = predicateSql(field, condition.predicate, condition.source || fieldText(condition.field));
+    return condition.negated ? sql`NOT (${test})` : test;
+  }
+  const parts = condition.children.map((child) => sql`(${conditionSql(scope, child)})`);
+  const tree = sql`(${join(parts, condition.op === 'and' ? ' AND ' : ' OR ')})`;
+  return condition.negated ? sql`NOT ${tree}` : tree;
+}

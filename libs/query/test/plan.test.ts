@@ -1,0 +1,180 @@
+// planQuery: the checks against the catalogue (every name, every value's type)
+// and the SQL it produces: parameterised, identifiers from the catalogue only.
+import { PlatformError } from '@platform/common';
+import { type CatalogueTable, catalogueOf, columnsOf, parseQuery, planQuery } from '../src/index.js';
+import { LONG_NAME, VISIBLE, catalogue, counterTable, itemTable, ownerTable, secretTable } from './fixtures.js';
+
+const plan = (query: string, table = 'Acme-Item', visibleChains = VISIBLE, cat = catalogue) =>
+  planQuery(parseQuery(query), cat, { table, visibleChains });
+
+function failure(run: () => unknown): PlatformError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof PlatformError) return err;
+    throw err;
+  }
+  throw new Error('expected a PlatformError');
+}
+
+/** Internal names that must never reach a message. */
+const INTERNAL = ['t_item', 't_owner', 't_counter', 't_secret', 'c_long', 'c_sep', 'chain_id', 'SELECT', '"q"', '?::'];
+
+describe('planQuery: tables', () => {
+  test('an unknown table is 404 NOT_FOUND naming it', () => {
+    const err = failure(() => plan('', 'Nope'));
+    expect([err.code, err.status]).toEqual(['NOT_FOUND', 404]);
+    expect(err.message).toBe("no table named 'Nope'");
+  });
+
+  test('a table whose rows all lie on chains the caller cannot see is the same 404', () => {
+    const hidden = failure(() => plan('', 'Acme-Secret'));
+    expect([hidden.code, hidden.message]).toEqual(['NOT_FOUND', "no table named 'Acme-Secret'"]);
+    expect(plan('', 'Acme-Secret', ['c2']).table).toBe('Acme-Secret');
+  });
+
+  test('a PlatformError of the catalogue (an ambiguous bare name) passes through', () => {
+    const ambiguous = catalogueOf([]);
+    ambiguous.table = (name) => {
+      throw new PlatformError('CONFLICT', `${name} is ambiguous: Acme-Item, Other-Item`);
+    };
+    expect(failure(() => plan('', 'Item', VISIBLE, ambiguous)).code).toBe('CONFLICT');
+  });
+});
+
+describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)', () => {
+  test.each<[string, string, string?]>([
+    // unknown columns, wherever they appear
+    ['nope=eq.1', "column 'nope' does not exist in 'Acme-Item'"],
+    ['select=id,nope', "column 'nope' does not exist in 'Acme-Item'"],
+    ['order=nope', "column 'nope' does not exist in 'Acme-Item'"],
+    ['or=(id.eq.1,nope.eq.2)', "column 'nope' does not exist in 'Acme-Item'"],
+    ['select=Owner(nope)', "column 'nope' does not exist in 'Acme-Owner'"],
+    ['select=count&order=nope', "column 'nope' does not exist in 'Acme-Item'"],
+    ['Id=eq.1', "column 'Id' does not exist"],
+    // values of the wrong type
+    ['id=gt.abc', "invalid value 'abc' in 'id=gt.abc': it is not a number"],
+    ['qty=eq.1e1001', 'it is not a number'],
+    ['qty=eq.NaN', 'it is not a number'],
+    ['qty=eq.0x10', 'it is not a number'],
+    ['qty=eq.', "invalid value '' in 'qty=eq.'"],
+    ['qty=in.(1,x)', "invalid value 'x' in 'qty=in.(1,x)'"],
+    ['qty=in.( ,3,4)', "invalid value '' in 'qty=in.( ,3,4)'"],
+    ['or=(qty.gt.1,qty.lt.z)', "invalid value 'z' in 'qty.lt.z'"],
+    ['active=eq.maybe', "invalid value 'maybe' in 'active=eq.maybe': it is not a boolean"],
+    ['active=eq.o', 'it is not a boolean'],
+    ['meta=eq.{a:1}', 'it is not JSON'],
+    ['meta->a=eq.abc', 'it is not JSON'],
+    ['meta=eq."%5Cu0000"', 'it is not JSON'],
+    ['meta=eq."%5Cud800"', 'it is not JSON'],
+    ['name=eq.a%00b', 'text cannot contain the NUL character'],
+    // operators on the wrong type
+    ['qty=like.1*', "'qty=like.1*': like applies to text, not to numeric"],
+    ['active=ilike.t*', 'ilike applies to text, not to boolean'],
+    ['meta->a=like.x', 'like applies to text, not to jsonb'],
+    ['name=is.true', "'name=is.true': is.true applies to boolean columns only"],
+    ['qty=is.unknown', 'is.unknown applies to boolean columns only'],
+    ['name=like.abc%5C', 'a like pattern cannot end with an unpaired backslash'],
+    // JSON paths
+    ['name->a=eq.1', "'name->a': -> and ->> apply to jsonb columns, 'name' is text"],
+    ['meta->>a->b=eq.1', '->> yields text, so it can only be the last step of a path'],
+    ['meta->99999999999=eq.1', 'array index 99999999999 is out of range'],
+    ['select=meta->>a->>b', '->> yields text'],
+    // count
+    ['select=id,count', 'count cannot be combined with other columns'],
+    ['select=count(),count()&id=eq.1', ''],
+    ['select=Owner(count())', 'count() is not supported inside an embedded resource'],
+    // embedded resources
+    ['select=Nope(*)', "no embeddable resource 'Nope' from 'Acme-Item'"],
+    ['select=Owner!nope(*)', "no embeddable resource 'Owner' through 'nope' from 'Acme-Item'"],
+    ['select=Owner(*)', "'Owner' is embeddable from 'Acme-Counter' in more than one way: write one of Owner!a(...), Owner!b(...)", 'Acme-Counter'],
+  ])('%s', (...row) => {
+    // a rest parameter: jest would take a third declared parameter for a done callback
+    const [query, message, table] = row;
+    if (message === '') {
+      // two counts are fine (both the count)
+      expect(plan(query, table).columns).toEqual([
+        { key: 'count', kind: 'count' },
+        { key: 'count', kind: 'count' },
+      ]);
+      return;
+    }
+    const err = failure(() => plan(query, table));
+    expect([err.code, err.status]).toEqual(['BAD_QUERY', 400]);
+    expect(err.message).toContain(message);
+    for (const internal of INTERNAL) expect(err.message).not.toContain(internal);
+  });
+
+  test('an embed into a table the caller cannot see reads like one that does not exist', () => {
+    const pointer: CatalogueTable = {
+      name: 'Pointer',
+      sql: 't_pointer',
+      chainColumn: 'chainId',
+      columns: columnsOf([
+        ['chainId', 'chain_id', 'text'],
+        ['target', 'target', 'integer'],
+      ]),
+      relations: [{ name: 'Acme-Secret', target: 'Acme-Secret', on: [['target', 'id']], cardinality: 'one' }],
+    };
+    const cat = catalogueOf([pointer, secretTable]);
+    expect(failure(() => plan('select=*,Acme-Secret(*)', 'Pointer', VISIBLE, cat)).message).toBe(
+      "no embeddable resource 'Acme-Secret' from 'Pointer'",
+    );
+    expect(plan('select=*,Acme-Secret(*)', 'Pointer', ['c2'], cat).columns.map((c) => c.key)).toEqual(['chainId', 'target', 'Acme-Secret']);
+  });
+
+  test('more than 1000 output columns are refused', () => {
+    const select = Array.from({ length: 1001 }, () => 'id').join(',');
+    expect(failure(() => plan(`select=${select}`)).message).toBe('at most 1000 columns can be selected');
+  });
+});
+
+describe('planQuery: the SQL', () => {
+  test('request values are bound, never spliced; identifiers are the catalogue SQL names', () => {
+    const evil = `x'); DROP TABLE q.t_item; --`;
+    const p = plan(
+      `select=id,${encodeURIComponent(LONG_NAME)},Owner(name)&name=eq.${encodeURIComponent(evil)}&or=(name.like.*${encodeURIComponent('\'"')}*,meta->>${encodeURIComponent('"k\\"ey"')}.eq.v)&order=meta->${encodeURIComponent('"o\'rder"')}.desc&limit=7&offset=3`,
+    );
+    for (const value of [evil, `'"`, 'k"ey', "o'rder", LONG_NAME, 'Owner', 'Acme-Item']) expect(p.sql).not.toContain(value);
+    expect(p.bindings).toEqual(expect.arrayContaining([evil, `%'"%`, 'k"ey', "o'rder", 'name', 7, 3]));
+    expect(p.sql).toContain('"q"."t_item" AS t0');
+    expect(p.sql).toContain('t0."c_long"');
+    expect(p.sql).toContain('"q"."t_owner" AS e1');
+    // the placeholders and the bindings agree
+    expect(p.sql.replace(/\\\?/g, '').split('?').length - 1).toBe(p.bindings.length);
+  });
+
+  test('the visibility predicate is in every WHERE, embedded ones included, bound as one array', () => {
+    const p = plan('select=id,Owner(name,Acme-Item(id))');
+    expect(p.sql.match(/"chain_id" = ANY\(\?::text\[\]\)/g)).toHaveLength(3);
+    expect(p.bindings.filter((b) => Array.isArray(b) && b.join() === VISIBLE.join())).toHaveLength(3);
+  });
+
+  test('a table of no chain gets no visibility predicate', () => {
+    expect(plan('', 'Certificate').sql).not.toContain('ANY');
+  });
+
+  test('without order, the default order of the table; with it, only the terms given', () => {
+    expect(plan('').sql).toMatch(/ORDER BY t0\."block_number", t0\."address"$/);
+    expect(plan('order=qty.desc.nullslast,id').sql).toMatch(/ORDER BY t0\."qty" DESC NULLS LAST, t0\."id"$/);
+    expect(plan('', 'Acme-Owner').sql).not.toContain('ORDER BY');
+  });
+
+  test('count=exact adds the total as the last output column, and a statement for an empty page', () => {
+    const p = planQuery(parseQuery('qty=gt.5&limit=2', { prefer: 'count=exact' }), catalogue, { table: 'Acme-Item', visibleChains: VISIBLE });
+    expect(p.count).toBe(true);
+    expect(p.sql).toContain('(SELECT count(*) FROM "q"."t_item" AS t0 WHERE');
+    expect(p.countSql).toMatch(/^SELECT count\(\*\) FROM "q"\."t_item" AS t0 WHERE/);
+    expect(p.countBindings).toEqual([VISIBLE, '5']);
+  });
+
+  test('a `?` or `"` in a catalogue identifier is quoted and escaped, never a placeholder', () => {
+    const odd: CatalogueTable = { name: 'Odd', sql: 'we?ird"name', chainColumn: null, columns: columnsOf([['a', 'col?"x', 'text']]) };
+    const p = plan('a=eq.1', 'Odd', VISIBLE, catalogueOf([odd]));
+    expect(p.sql).toBe('SELECT t0."col\\?""x" FROM "we\\?ird""name" AS t0 WHERE t0."col\\?""x" = ?::text');
+  });
+
+  test('tables and relations of the fixtures are consistent', () => {
+    for (const t of [itemTable, ownerTable, counterTable]) expect(plan('select=*', t.name).columns.length).toBe(t.columns.size);
+  });
+});
