@@ -97,6 +97,9 @@ describe('transactions on a node', () => {
   test('an EVM contract compiles, deploys and answers a call', async () => {
     const up = await api(node, 'POST', '/platform/v2.3/transaction?resolve=true', token, { txs: [{ type: 'CONTRACT', payload: { contract: 'Store', src: EVM_STORE } }] });
     expect(up.body[0].status).toBe('Success');
+    expect(up.body[0].data.contents.bin).toMatch(/^[0-9a-f]{20,}$/);
+    expect(up.body[0].data.contents['bin-runtime']).toMatch(/^[0-9a-f]{20,}$/);
+    expect(up.body[0].data.contents.bin).toContain(up.body[0].data.contents['bin-runtime']);
     const address = up.body[0].data.contents.address;
     const call = await api(node, 'POST', '/platform/v2.3/transaction?resolve=true', token, {
       txs: [{ type: 'FUNCTION', payload: { contractAddress: address, method: 'set', args: { v: 21 } } }],

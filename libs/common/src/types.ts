@@ -126,6 +126,9 @@ export interface CreatedContract {
   /** the contract the user uploaded, when this one was created by it with `new` */
   appName: string | null;
   xabi: Xabi;
+  /** EVM: the compiler's creation and deployed bytecode (hex), for the upload result's `bin`/`bin-runtime`; absent for SolidVM and bare bytecode */
+  bin?: string;
+  binRuntime?: string;
 }
 
 export interface Receipt {

@@ -78,6 +78,7 @@ export function createdContracts(created: Created[], ctx: ExecutionContext, topA
     creatorOrg: ctx.identity?.organization ?? null,
     appName: c.address === topAddress ? null : appName,
     xabi: (c.contract?.xabi ?? emptyXabi()) as Xabi,
+    ...(c.contract ? { bin: c.contract.bin, binRuntime: c.contract.binRuntime } : {}),
   }));
 }
 

@@ -93,9 +93,9 @@ function dataOf(exec: ExecResult, receipt: Receipt, tx: Transaction): TxResultDa
       return {
         tag: 'Upload',
         contents: {
-          // a receipt carries no bytecode: SolidVM has none, and the EVM's is not in ExecResult yet
-          bin: '',
-          'bin-runtime': '',
+          // SolidVM has no bytecode: its upload answers empty strings, as the platform does
+          bin: created.bin ?? '',
+          'bin-runtime': created.binRuntime ?? '',
           address: created.address,
           chainId: exec.chainId === '' ? null : exec.chainId,
           codeHash: { kind: created.vm, digest: created.codeHash },
