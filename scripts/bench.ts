@@ -1,6 +1,7 @@
 // `npm run bench [-- <filter>]`: every benchmark of the workspace — the
-// `run()` export of each `libs/*/bench/*.bench.ts` and
-// `services/*/bench/*.bench.ts` — one after the other, results as a table.
+// `run()` export of each `libs/*/bench/*.bench.ts`,
+// `services/*/bench/*.bench.ts` and `test-e2e/bench/*.bench.ts` (a whole
+// node) — one after the other, results as a table.
 // Benchmarks, not tests: nothing here passes or fails on a number.
 import { readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -24,6 +25,8 @@ function benchFiles(): string[] {
       for (const file of readdirSync(dir)) if (file.endsWith('.bench.ts')) files.push(join(dir, file));
     }
   }
+  const e2e = join(root, 'test-e2e', 'bench');
+  if (existsSync(e2e)) for (const file of readdirSync(e2e)) if (file.endsWith('.bench.ts')) files.push(join(e2e, file));
   return files.filter((file) => !filter || file.includes(filter)).sort();
 }
 
@@ -44,7 +47,9 @@ for (const file of benchFiles()) {
   }
   for (const row of normalise(await mod.run())) {
     all.push({ ...row, file: label });
-    console.log(`   ${row.name.padEnd(48)} ${Math.round(row.value).toLocaleString('en-US').padStart(12)} ${row.unit}`);
+    // small figures (latencies in ms) keep a decimal
+    const value = Number.isInteger(row.value) || Math.abs(row.value) >= 100 ? Math.round(row.value).toLocaleString('en-US') : row.value.toFixed(1);
+    console.log(`   ${row.name.padEnd(48)} ${value.padStart(12)} ${row.unit}`);
   }
 }
 console.log(`\n${all.length} measurements from ${new Set(all.map((r) => r.file)).size} benchmark files`);

@@ -1,0 +1,458 @@
+// A whole node as `npm start` runs it (every service its own process, the
+// embedded NATS and PostgreSQL), measured only through the gateway's REST
+// interface — issue 4's four figures:
+//   1. SolidVM function calls in batches of 100, several clients, each request
+//      with resolve=true: transactions per second from the first submission
+//      until the last one is Success;
+//   2. raw transactions signed by ethers (keys the vault never held), one per
+//      request, many clients: admission per second, and per second to Success;
+//   3. a lone resolve=true call on an idle node: p50 and p99 latency;
+//   4. EVM function calls in batches of 100: transactions per second.
+// Plus the machine's core count and the peak RSS of each service process.
+// The client runs on the same machine, so every figure includes its cost;
+// raw transactions are signed before their clock starts.
+//
+// Besides the table, it prints each phase's CPU time per process (services,
+// nats-server, PostgreSQL, this client), to show where the time goes.
+// `NODE_BENCH_PHASES=lone,solidvm,raw,evm` runs a subset; `NODE_BENCH_SECONDS`
+// sets each throughput phase's submission time (default 8);
+// `NODE_BENCH_NODE_OPTIONS` is passed to every node process as NODE_OPTIONS:
+// `--import <abs path>/cpu-profile.mjs` with CPU_PROFILE_DIR writes a CPU
+// profile of each service per phase (see that file).
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet, encodeRlp, hexlify, keccak256, toBeArray, type SigningKey } from 'ethers';
+import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
+import { freePort, startNode, type RunningNode } from '@platform/launcher';
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+const BATCH = 100;
+const BATCH_CLIENTS = 8;
+const RAW_CLIENTS = 64;
+const LONE_CALLS = 200;
+const SECONDS = Number(process.env.NODE_BENCH_SECONDS ?? 8);
+const PHASES = new Set((process.env.NODE_BENCH_PHASES ?? 'lone,solidvm,raw,evm').split(','));
+
+const COUNTER = `
+contract Counter {
+  uint public count;
+  function bump(uint by) returns (uint) {
+    count += by;
+    return count;
+  }
+}`;
+
+const EVM_STORE = `
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract Store {
+  uint256 public value;
+  function set(uint256 v) public returns (uint256) { value = v; return v * 2; }
+}`;
+
+// --- HTTP: keep-alive connections, as a load generator needs --------------------
+
+const agent = new Agent({ keepAlive: true, maxSockets: 512 });
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+let gatewayUrl = '';
+
+function post(path: string, token: string, body: unknown): Promise<Answer> {
+  const data = body === undefined ? '' : JSON.stringify(body);
+  const headers: Record<string, string | number> = { authorization: `Bearer ${token}`, 'content-length': Buffer.byteLength(data) };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${gatewayUrl}${path}`,
+      { method: 'POST', agent, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          } catch {
+            resolve({ status: res.statusCode ?? 0, body: text });
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+async function ok(path: string, token: string, body: unknown): Promise<any> {
+  const answer = await post(path, token, body);
+  if (answer.status !== 200) throw new Error(`POST ${path}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
+  return answer.body;
+}
+
+async function token(node: RunningNode, username: string): Promise<string> {
+  const discovery = (await (await fetch(node.discoveryUrl)).json()) as { token_endpoint: string };
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'platform-cli', username, password: 'development', organization: 'Bench' });
+  const body = (await (await fetch(discovery.token_endpoint, { method: 'POST', body: form })).json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no token for ${username}`);
+  return body.access_token;
+}
+
+// --- where the CPU goes: utime + stime of every process under this one ----------
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  /** CPU seconds */
+  cpu: number;
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+function processes(): ProcInfo[] {
+  const all: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      all.push({ pid: Number(entry), ppid: Number(fields[1]), comm, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return all;
+}
+
+/** CPU seconds so far of every process of the node, by pid with its part: each service, nats-server, postgres (every backend). */
+function nodeProcesses(node: RunningNode): Map<number, { part: string; cpu: number }> {
+  const all = processes();
+  const byPid = new Map(all.map((p) => [p.pid, p]));
+  const names = new Map<number, string>();
+  for (const [name, proc] of node.processes) if (proc.pid !== null) names.set(proc.pid, name);
+  const found = new Map<number, { part: string; cpu: number }>();
+  for (const p of all) {
+    // a service by its pid; else by what it runs, if it descends from this process
+    let part: string | null = names.get(p.pid) ?? null;
+    if (part === null) {
+      let mine = false;
+      let q: ProcInfo | undefined = p;
+      for (let hops = 0; q && hops < 6; hops++, q = byPid.get(q.ppid)) if (q.ppid === process.pid) mine = true;
+      if (!mine) continue;
+      if (p.comm.startsWith('nats-server')) part = 'nats-server';
+      else if (p.comm.startsWith('postgres') || p.comm.startsWith('postmaster')) part = 'postgres';
+      else part = `other: ${p.comm}`;
+    }
+    found.set(p.pid, { part, cpu: p.cpu });
+  }
+  return found;
+}
+
+/** CPU seconds the whole machine has been busy (every process, this container's or not), from /proc/stat. */
+function machineBusy(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal
+  return (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]) / TICKS;
+}
+
+/**
+ * Samples the node's processes while `body` runs (a backend that exits
+ * meanwhile keeps what it had used at the last sample) and prints each part's
+ * CPU time as a share of one core.
+ */
+/** CPU seconds of the last phase: the node's processes, and this client */
+const lastPhaseCpu = { node: 0, client: 0 };
+
+async function withCpuReport<T>(node: RunningNode, label: string, body: () => Promise<T>): Promise<T> {
+  const first = nodeProcesses(node);
+  const last = new Map(first);
+  const sample = () => {
+    for (const [pid, p] of nodeProcesses(node)) last.set(pid, p);
+  };
+  const timer = setInterval(sample, 250);
+  const self = process.cpuUsage();
+  const busy = machineBusy();
+  const t0 = performance.now();
+  try {
+    return await body();
+  } finally {
+    clearInterval(timer);
+    sample();
+    const seconds = (performance.now() - t0) / 1000;
+    const parts = new Map<string, number>();
+    for (const [pid, p] of last) parts.set(p.part, (parts.get(p.part) ?? 0) + p.cpu - (first.get(pid)?.cpu ?? 0));
+    const mine = process.cpuUsage(self);
+    parts.set('bench client', (mine.user + mine.system) / 1e6);
+    const total = [...parts.values()].reduce((a, b) => a + b, 0);
+    lastPhaseCpu.client = parts.get('bench client')!;
+    lastPhaseCpu.node = total - lastPhaseCpu.client;
+    const pct = (cpu: number) => `${Math.round((100 * cpu) / seconds)}%`;
+    const shares = [...parts].sort((a, b) => b[1] - a[1]).map(([part, cpu]) => `${part} ${pct(cpu)}`);
+    const machine = machineBusy() - busy;
+    console.log(`   [${label}, ${seconds.toFixed(1)} s; CPU as % of one core: machine ${pct(machine)} of ${cpus().length * 100}%, this node + client ${pct(total)}, other work ${pct(Math.max(0, machine - total))}] ${shares.join(', ')}`);
+  }
+}
+
+function peakRssMiB(pid: number): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+// --- the phases --------------------------------------------------------------------
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** `clients` loops, each sending batches of BATCH calls with resolve=true for SECONDS; tx/s from first submission to last Success. */
+async function batched(tokens: string[], item: (i: number) => unknown, seconds: number): Promise<{ rate: number; txs: number; failures: number }> {
+  let txs = 0;
+  let failures = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    tokens.map(async (t) => {
+      while (performance.now() < until) {
+        const results = (await ok('/platform/v2.3/transaction?resolve=true', t, { txs: Array.from({ length: BATCH }, (_, i) => item(i)) })) as Array<{ status: string }>;
+        txs += results.length;
+        failures += results.filter((r) => r.status !== 'Success').length;
+      }
+    }),
+  );
+  return { rate: (txs * 1000) / (performance.now() - started), txs, failures };
+}
+
+/** The platform's signing bytes (CONVENTIONS.md "Raw transactions: the signed bytes"), with ethers only. */
+function rawCall(wallet: { signingKey: SigningKey }, nonce: number, to: string, by: number) {
+  const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
+  const hash = keccak256(encodeRlp([int(nonce), int(1), int(100_000_000), `0x${to}`, int(0), '0x']));
+  const sig = wallet.signingKey.sign(hash);
+  return { nonce, gasPrice: 1, gasLimit: 100_000_000, value: 0, to, initOrData: '', r: sig.r.slice(2), s: sig.s.slice(2), v: sig.v, metadata: { VM: 'SolidVM', funcName: 'bump', args: `(${by})` } };
+}
+
+// --- where a lone call's time goes: the node's own messages, seen on the bus -------
+
+const HOPS = ['admitted', 'block', 'exec', 'done'] as const;
+type Hop = (typeof HOPS)[number];
+
+/**
+ * Watches the node's subjects with plain subscriptions (JetStream also
+ * delivers a stored message to them): when each transaction was published to
+ * `tx.admitted.*` (admission done), to `block.*` (ordered, executed, appended),
+ * to `exec.*` (applied, results out) and to `tx.done.<hash>` (result
+ * recorded) — in this process's clock, like the client's timings.
+ */
+async function watchHops(natsUrl: string): Promise<{ seen: Map<string, Partial<Record<Hop, number>>>; nc: NatsConnection }> {
+  const nc = await connectBus({ url: natsUrl, name: 'node-bench-observer' });
+  const seen = new Map<string, Partial<Record<Hop, number>>>();
+  const mark = (hash: string, hop: Hop) => {
+    const at = performance.now();
+    const entry = seen.get(hash) ?? {};
+    entry[hop] ??= at;
+    seen.set(hash, entry);
+  };
+  const watch = (subject: string, hop: Hop, hashes: (data: Uint8Array, subject: string) => string[]) =>
+    nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (!err) for (const hash of hashes(msg.data, msg.subject)) mark(hash, hop);
+      },
+    });
+  watch('tx.admitted.>', 'admitted', (d) => [decodeJson<{ hash: string }>(d).hash]);
+  watch('block.>', 'block', (d) => decodeJson<{ transactions: Array<{ hash: string }> }>(d).transactions.map((t) => t.hash));
+  watch('exec.>', 'exec', (d) => decodeJson<{ receipts: Array<{ transactionHash: string }> }>(d).receipts.map((r) => r.transactionHash));
+  watch('tx.done.*', 'done', (_d, subject) => [subject.slice('tx.done.'.length)]);
+  await nc.flush();
+  return { seen, nc };
+}
+
+export async function run(): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-node-'));
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(await freePort()),
+    VAULT_PORT: String(await freePort()),
+    IDP_PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    // the clients go far past the default limit of 2000 nonces per account
+    ACCOUNT_NONCE_LIMIT: '1000000000',
+  };
+  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_OPTIONS']) delete env[name];
+  if (process.env.NODE_BENCH_NODE_OPTIONS) env.NODE_OPTIONS = process.env.NODE_BENCH_NODE_OPTIONS;
+  const problems: string[] = [];
+  const node = await startNode({ env, onLine: (name, line) => /"level":(50|60)|error|fatal/i.test(line) && problems.length < 20 && problems.push(`${name} | ${line}`) });
+  gatewayUrl = node.gatewayUrl;
+  const rows: Row[] = [];
+  const cores = cpus().length;
+  let observer: NatsConnection | undefined;
+  try {
+    const tokens = await Promise.all(Array.from({ length: BATCH_CLIENTS }, (_, i) => token(node, `bench-${i}`)));
+    for (const t of tokens) await ok('/platform/v2.3/key', t, undefined);
+    const [counterUp] = await ok('/platform/v2.3/transaction?resolve=true', tokens[0], {
+      txs: [{ type: 'CONTRACT', payload: { contract: 'Counter', src: COUNTER, args: {}, metadata: { VM: 'SolidVM' } } }],
+    });
+    const [storeUp] = await ok('/platform/v2.3/transaction?resolve=true', tokens[0], { txs: [{ type: 'CONTRACT', payload: { contract: 'Store', src: EVM_STORE } }] });
+    if (counterUp.status !== 'Success' || storeUp.status !== 'Success') throw new Error(`uploads failed: ${JSON.stringify([counterUp, storeUp]).slice(0, 500)}`);
+    const counter: string = counterUp.data.contents.address;
+    const store: string = storeUp.data.contents.address;
+    // blocks appended, counted (not read) on the bus: how full the blocks of each phase were
+    observer = await connectBus({ url: node.natsUrl, name: 'node-bench-blocks' });
+    let blocks = 0;
+    observer.subscribe('block.>', {
+      callback: () => {
+        blocks++;
+      },
+    });
+    await observer.flush();
+    const solidCall = (i: number) => ({ type: 'FUNCTION', payload: { contractAddress: counter, method: 'bump', args: { by: 1 + (i % 3) }, metadata: { VM: 'SolidVM' } } });
+    const evmCall = (i: number) => ({ type: 'FUNCTION', payload: { contractAddress: store, method: 'set', args: { v: i } } });
+    let profiled = 0;
+    let lastPhaseBlocks = 0;
+    // the machine is shared: the CPU each transaction cost is what another run can be compared by
+    const cpuRows = (what: string, txs: number): Row[] => [
+      { name: `  ${what}: transactions per block`, value: txs / Math.max(1, lastPhaseBlocks), unit: 'tx' },
+      { name: `  ${what}: CPU per tx, node processes`, value: (lastPhaseCpu.node * 1000) / txs, unit: 'CPU-ms' },
+      { name: `  ${what}: ceiling if ${cores} cores were the node's + client's`, value: (cores * txs) / (lastPhaseCpu.node + lastPhaseCpu.client), unit: 'tx/s' },
+    ];
+    const phase = async <T>(label: string, body: () => Promise<T>): Promise<T> => {
+      // with cpu-profile.mjs loaded in the node's processes: a profile of each service per phase
+      const profiling = Boolean(process.env.CPU_PROFILE_DIR && env.NODE_OPTIONS?.includes('cpu-profile'));
+      const toggle = async () => {
+        for (const proc of node.processes.values()) proc.signal('SIGUSR2');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      };
+      if (profiling) await toggle();
+      const blocksBefore = blocks;
+      try {
+        return await withCpuReport(node, label, body);
+      } finally {
+        lastPhaseBlocks = blocks - blocksBefore;
+        if (profiling) {
+          await toggle();
+          console.log(`   profiles of "${label}": ${process.env.CPU_PROFILE_DIR}/<service>-${++profiled}.cpuprofile`);
+        }
+      }
+    };
+
+    if (PHASES.has('lone')) {
+      // warm every path once, then one call at a time on the otherwise idle node
+      for (let i = 0; i < 20; i++) await ok('/platform/v2.3/transaction?resolve=true', tokens[0], { txs: [solidCall(i)] });
+      const { seen, nc } = await watchHops(node.natsUrl);
+      const calls = await phase('lone resolve=true calls', async () => {
+        const done: Array<{ hash: string; sent: number; answered: number }> = [];
+        for (let i = 0; i < LONE_CALLS; i++) {
+          const sent = performance.now();
+          const [result] = await ok('/platform/v2.3/transaction?resolve=true', tokens[0], { txs: [solidCall(i)] });
+          done.push({ hash: result.hash, sent, answered: performance.now() });
+          if (result.status !== 'Success') throw new Error(`a lone call failed: ${JSON.stringify(result).slice(0, 300)}`);
+        }
+        return done;
+      });
+      await nc.close();
+      const latencies = calls.map((c) => c.answered - c.sent).sort((a, b) => a - b);
+      rows.push(
+        { name: `lone SolidVM call, resolve=true, idle node: p50 (${cores} cores)`, value: percentile(latencies, 50), unit: 'ms' },
+        { name: `lone SolidVM call, resolve=true, idle node: p99 (${cores} cores)`, value: percentile(latencies, 99), unit: 'ms' },
+      );
+      // each hop's share of a lone call, from the moments its messages appeared on the bus (p50 of each hop)
+      const hops: Record<string, number[]> = {
+        'request → tx.admitted (gateway, tx, vault, pg)': [],
+        'tx.admitted → block (block: pick, execute, append)': [],
+        'block → exec (block: apply, publish)': [],
+        'exec → tx.done (tx: record results)': [],
+        'tx.done → answer (gateway)': [],
+      };
+      const names = Object.keys(hops);
+      for (const c of calls) {
+        const s = seen.get(c.hash);
+        if (!s || HOPS.some((h) => s[h] === undefined)) continue;
+        const points = [c.sent, s.admitted!, s.block!, s.exec!, s.done!, c.answered];
+        names.forEach((name, i) => hops[name].push(points[i + 1] - points[i]));
+      }
+      for (const name of names) {
+        const sorted = hops[name].sort((a, b) => a - b);
+        if (sorted.length > 0) rows.push({ name: `  lone call hop p50: ${name}`, value: percentile(sorted, 50), unit: 'ms' });
+      }
+    }
+
+    if (PHASES.has('solidvm')) {
+      await batched(tokens, solidCall, 1); // warm-up
+      const r = await phase('SolidVM batches', () => batched(tokens, solidCall, SECONDS));
+      rows.push({ name: `SolidVM calls, ${BATCH_CLIENTS} clients × ${BATCH}/request, to Success (${cores} cores)`, value: r.rate, unit: 'tx/s' }, ...cpuRows('SolidVM calls', r.txs));
+      if (r.failures > 0) rows.push({ name: 'SolidVM calls that did not succeed', value: r.failures, unit: 'tx' });
+    }
+
+    if (PHASES.has('raw')) {
+      // keys the vault never held, each with its own nonces; signed before the clock starts
+      const wallets = Array.from({ length: RAW_CLIENTS }, () => Wallet.createRandom());
+      const perClient = Math.max(20, Math.ceil((2_000 * SECONDS) / RAW_CLIENTS));
+      const signed = wallets.map((w) => Array.from({ length: perClient + 5 }, (_, n) => rawCall(w, n, counter, 1)));
+      // warm-up: the first five of each wallet
+      await Promise.all(signed.map(async (list) => { for (const body of list.slice(0, 5)) await ok('/bloc/v2.2/transaction/raw', tokens[0], body); }));
+      const hashes: string[] = [];
+      const { admitted, total } = await phase('raw transactions', async () => {
+        const t0 = performance.now();
+        let lastAdmission = t0;
+        await Promise.all(
+          signed.map(async (list, client) => {
+            for (const body of list.slice(5)) {
+              const result = await ok('/bloc/v2.2/transaction/raw', tokens[client % tokens.length], body);
+              hashes.push(result.hash);
+            }
+            lastAdmission = Math.max(lastAdmission, performance.now());
+          }),
+        );
+        const chunks: string[][] = [];
+        for (let i = 0; i < hashes.length; i += 1_000) chunks.push(hashes.slice(i, i + 1_000));
+        const finals = (await Promise.all(chunks.map((c) => ok('/bloc/v2.2/transactions/results?resolve=true', tokens[0], c)))).flat() as Array<{ status: string }>;
+        const failed = finals.filter((r) => r.status !== 'Success').length;
+        if (failed > 0) rows.push({ name: 'raw transactions that did not succeed', value: failed, unit: 'tx' });
+        return { admitted: (hashes.length * 1000) / (lastAdmission - t0), total: (hashes.length * 1000) / (performance.now() - t0) };
+      });
+      rows.push(
+        { name: `raw SolidVM calls, ${RAW_CLIENTS} clients × 1/request, admission (${cores} cores)`, value: admitted, unit: 'tx/s' },
+        { name: `raw SolidVM calls, ${RAW_CLIENTS} clients × 1/request, to Success (${cores} cores)`, value: total, unit: 'tx/s' },
+        ...cpuRows('raw calls', hashes.length),
+      );
+    }
+
+    if (PHASES.has('evm')) {
+      await batched(tokens, evmCall, 1); // warm-up
+      const r = await phase('EVM batches', () => batched(tokens, evmCall, SECONDS));
+      rows.push({ name: `EVM calls, ${BATCH_CLIENTS} clients × ${BATCH}/request, to Success (${cores} cores)`, value: r.rate, unit: 'tx/s' }, ...cpuRows('EVM calls', r.txs));
+      if (r.failures > 0) rows.push({ name: 'EVM calls that did not succeed', value: r.failures, unit: 'tx' });
+    }
+
+    rows.push({ name: 'cores (os.cpus().length)', value: cores, unit: 'cores' });
+    for (const [name, proc] of node.processes) {
+      const peak = proc.pid === null ? null : peakRssMiB(proc.pid);
+      if (peak !== null) rows.push({ name: `peak RSS: ${name}`, value: peak, unit: 'MiB' });
+    }
+    const nats = processes().find((p) => p.comm.startsWith('nats-server') && p.ppid === process.pid);
+    const natsPeak = nats ? peakRssMiB(nats.pid) : null;
+    if (natsPeak !== null) rows.push({ name: 'peak RSS: nats-server', value: natsPeak, unit: 'MiB' });
+    if (problems.length > 0) console.log(`   node errors during the run (first ${problems.length}):\n${problems.map((p) => `     ${p.slice(0, 300)}`).join('\n')}`);
+    return rows;
+  } finally {
+    await observer?.close();
+    agent.destroy();
+    await node.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
