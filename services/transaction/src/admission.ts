@@ -32,6 +32,20 @@ export interface AdmissionDeps {
 }
 
 /** Transactions signed by the vault for the user: their Pending results, in request order. */
+// A user's address never changes (one key per user, never replaced), so it is
+// asked of the vault once per user, not once per request.
+const ADDRESS_CACHE_SIZE = 10_000;
+const addresses = new Map<string, string>();
+
+async function addressOf(nc: AdmissionDeps['nc'], username: string): Promise<string> {
+  const known = addresses.get(username);
+  if (known) return known;
+  const { address } = await call(nc, VAULT.keyGet, { username });
+  if (addresses.size >= ADDRESS_CACHE_SIZE) addresses.delete(addresses.keys().next().value!);
+  addresses.set(username, address);
+  return address;
+}
+
 export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promise<TxResult[]> {
   const username = usernameField(request?.username);
   const submitter = { username, organization: organization(request.organization) };
@@ -44,7 +58,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
     if (earlier) return earlier;
   }
 
-  const { address: from } = await call(deps.nc, VAULT.keyGet, { username });
+  const from = await addressOf(deps.nc, username);
   await checkIdentity(from);
   if (deps.config.gasEnabled) await requireFunds(deps.nc, from, drafts, drafts.map((_, i) => `txs[${i}]`));
 

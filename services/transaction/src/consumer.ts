@@ -19,6 +19,9 @@ import { finalResult } from './results.js';
 import { admittedBodies, insertResults, lockExecProgress, readResults, setExecProgress, type FinalResult } from './store.js';
 
 export const EXEC_CONSUMER = 'transaction-results';
+/** ack wait of execution results: one message at a time, so a crashed instance's message blocks every later result until it comes back */
+export const EXEC_ACK_WAIT_MS = 5_000;
+const EXEC_HEARTBEAT_MS = 1_500;
 
 export async function declareExecConsumer(jsm: JetStreamManager, ackWaitMs: number): Promise<void> {
   const config = {
@@ -85,6 +88,17 @@ export async function startExecConsumer(options: ExecConsumerOptions): Promise<{
       msg.term();
       return;
     }
+    // "still working": the ack wait is short so that a crashed instance's
+    // message comes back quickly; a slow database must not trigger that
+    const heartbeat = setInterval(() => msg.working(), EXEC_HEARTBEAT_MS);
+    try {
+      await record(msg, exec);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  const record = async (msg: JsMsg, exec: ExecResult): Promise<void> => {
     for (let attempt = 0; ; attempt++) {
       let results: TxResult[];
       try {

@@ -4,7 +4,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
 import type { Logger, NodeConfig } from '@platform/common';
-import { declareExecConsumer, startExecConsumer } from './consumer.js';
+import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { createPool, migrate } from './db.js';
 import { txHandlers } from './endpoints.js';
 import { loadFaucet, type Faucet } from './faucet.js';
@@ -24,7 +24,7 @@ export interface TransactionServiceOptions {
   faucetPrivateKey?: Uint8Array;
   /** how often unpublished outbox rows are retried; default 5 s */
   outboxSweepMs?: number;
-  /** how long an exec message may stay unacknowledged before redelivery; default 30 s */
+  /** how long an exec message may stay unacknowledged before redelivery; default EXEC_ACK_WAIT_MS */
   execAckWaitMs?: number;
   /** tests only: simulate crashes between the writes of an invariant */
   faults?: Faults;
@@ -58,7 +58,7 @@ export async function startTransactionService(options: TransactionServiceOptions
     // any of the services sharing a stream may start first: each declares it identically
     await ensureStream(jsm, STREAMS.tx);
     await ensureStream(jsm, STREAMS.exec);
-    await declareExecConsumer(jsm, options.execAckWaitMs ?? 30_000);
+    await declareExecConsumer(jsm, options.execAckWaitMs ?? EXEC_ACK_WAIT_MS);
     const js = jetstream(nc);
 
     const outbox = new Outbox(js, pool, markPool, logger, options.faults);
