@@ -19,7 +19,8 @@ import type { Outbox } from './outbox.js';
 import { parseRaw } from './raw.js';
 import { ZERO_HASH_SUCCESS, pending } from './results.js';
 import { buildTransaction, hashToSign, type Signature } from './signed.js';
-import { admitRaw, claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, recordIdempotentHashes, reserveNonces } from './store.js';
+import type { RawAdmissions } from './raw-batch.js';
+import { claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, recordIdempotentHashes, reserveNonces } from './store.js';
 
 const SIGN_IN_FLIGHT = 500;
 
@@ -27,6 +28,8 @@ export interface AdmissionDeps {
   pool: Db;
   nc: NatsConnection;
   outbox: Outbox;
+  /** raw admissions, group-committed */
+  raw: RawAdmissions;
   faucet: Faucet;
   config: Pick<NodeConfig, 'accountNonceLimit' | 'gasEnabled' | 'rawTxRequireSignedMetadata'>;
 }
@@ -104,7 +107,7 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
   }
 
   const body = JSON.stringify(tx);
-  if (!(await admitRaw(deps.pool, tx, body))) {
+  if (!(await deps.raw.admit(tx, body))) {
     // a resubmission of an admitted transaction finds its nonce taken: answer its result
     const known = (await readResults(deps.pool, [tx.hash]))[0];
     if (known) return known;

@@ -30,9 +30,9 @@ export async function reserveNonces(client: Client, address: string, chainId: st
  * taken. Under a concurrent taker of the same nonce, the row lock makes this
  * one wait and then find the nonce gone. Answers whether it was admitted.
  */
-export async function admitRaw(pool: Db, tx: Transaction, body: string): Promise<boolean> {
-  const { rows } = await query<{ admitted: number }>(
-    pool,
+export async function admitRaw(db: Db | Client, tx: Transaction, body: string): Promise<boolean> {
+  const run = (text: string, values: unknown[]) => ('release' in db ? db.query<{ admitted: number }>(text, values) : query<{ admitted: number }>(db, text, values));
+  const { rows } = await run(
     `WITH taken AS (
        INSERT INTO tx.accounts AS a (address, chain_id, next_nonce)
        SELECT $1, $2, $3::bigint + 1
