@@ -40,4 +40,4 @@ export type {
   XabiType,
   XabiVar,
 } from './types.js';
-export { stopOnSignals } from './lifecycle.js';
+export { failStart, loadServiceConfig, runStopSteps, stopOnSignals } from './lifecycle.js';

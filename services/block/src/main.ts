@@ -1,23 +1,19 @@
 // The block service as a process: node configuration and BLOCK_* settings
 // from the environment (a bad value stops the start naming the variable), an
 // existing NATS (the launcher starts an embedded one and passes its URL).
-import { ConfigError, createLogger, loadConfig, stopOnSignals, type NodeConfig } from '@platform/common';
+import { ConfigError, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { loadBlockSettings, startBlockService, type BlockSettings } from './index.js';
 
 function fail(message: string): never {
-  process.stderr.write(`block: ${message}\n`);
-  process.exit(1);
+  return failStart('block', message);
 }
-
-let config: NodeConfig;
+const config = loadServiceConfig('block', process.env, ['natsUrl'], { natsUrl: 'the URL of the NATS server with JetStream' });
 let settings: BlockSettings;
 try {
-  config = loadConfig(process.env);
   settings = loadBlockSettings(process.env);
 } catch (err) {
   fail(err instanceof ConfigError ? err.message : String(err));
 }
-if (config.natsUrl === null) fail('NATS_URL is required: the URL of the NATS server with JetStream');
 
 const logger = createLogger('block', config.logLevel);
 try {

@@ -3,7 +3,7 @@
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
 import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
-import type { Logger, NodeConfig } from '@platform/common';
+import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { RawAdmissions } from './raw-batch.js';
 import { createPool, migrate } from './db.js';
@@ -82,20 +82,10 @@ export async function startTransactionService(options: TransactionServiceOptions
     logger.info({ faucet: faucet!.address }, 'transaction service started');
 
     let stopping: Promise<void> | undefined;
-    return { faucetAddress: faucet!.address, stop: () => (stopping ??= runAll(undo, logger)) };
+    return { faucetAddress: faucet!.address, stop: () => (stopping ??= runStopSteps(undo, logger)) };
   } catch (err) {
-    await runAll(undo, logger);
+    await runStopSteps(undo, logger);
     throw err;
   }
 }
 
-/** Runs every step even when one fails: a failed NATS drain must not leave the pool open. */
-async function runAll(steps: Array<() => Promise<unknown>>, logger: Logger): Promise<void> {
-  for (const step of steps) {
-    try {
-      await step();
-    } catch (err) {
-      logger.warn({ err }, 'a shutdown step failed');
-    }
-  }
-}

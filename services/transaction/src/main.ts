@@ -3,23 +3,17 @@
 // passes their URLs), the faucet's key from FAUCET_KEY_FILE (the launcher
 // writes it with the genesis that funds it), and a clean stop on SIGTERM/SIGINT.
 import { readFileSync } from 'node:fs';
-import { ConfigError, createLogger, loadConfig, stopOnSignals, type NodeConfig } from '@platform/common';
+import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { hexToBytes } from '@platform/crypto';
 import { startTransactionService } from './index.js';
 
 function fail(message: string): never {
-  process.stderr.write(`transaction: ${message}\n`);
-  process.exit(1);
+  return failStart('transaction', message);
 }
-
-let config: NodeConfig;
-try {
-  config = loadConfig(process.env);
-} catch (err) {
-  fail(err instanceof ConfigError ? err.message : String(err));
-}
-if (config.natsUrl === null) fail('NATS_URL is required: the URL of the NATS server the service answers on');
-if (config.databaseUrl === null) fail('DATABASE_URL is required: the URL of the PostgreSQL database holding the tx schema');
+const config = loadServiceConfig('transaction', process.env, ['natsUrl', 'databaseUrl'], {
+  natsUrl: 'the URL of the NATS server the service answers on',
+  databaseUrl: 'the URL of the PostgreSQL database holding the tx schema',
+});
 
 /** FAUCET_KEY_FILE: a file holding the faucet's private key as 64 hex digits; unset, the key stored in the tx schema. */
 function faucetKey(path: string | undefined): Uint8Array | undefined {

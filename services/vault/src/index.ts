@@ -1,7 +1,7 @@
 // The vault service: users' secp256k1 keys, encrypted at rest in its own
 // PostgreSQL schema; signing on their behalf over NATS; the `{vault_url}` API.
 import type { AddressInfo } from 'node:net';
-import type { Logger, NodeConfig } from '@platform/common';
+import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { connectBus, serve } from '@platform/bus';
 import { createTokenVerifier } from '@platform/auth';
 import { createPool, ping, prepareDatabase } from './db.js';
@@ -71,25 +71,15 @@ export async function startVault(options: VaultOptions): Promise<RunningVault> {
     const keys = store;
     return {
       httpUrl,
-      stop: () => (stopping ??= runAll(undo, logger).then(() => keys.clear())),
+      stop: () => (stopping ??= runStopSteps(undo, logger).then(() => keys.clear())),
     };
   } catch (err) {
-    await runAll(undo, logger);
+    await runStopSteps(undo, logger);
     store?.clear();
     throw err;
   }
 }
 
-/** Runs every step even when one fails: a failed HTTP close must not leave the pool open. */
-async function runAll(steps: Array<() => Promise<unknown>>, logger: Logger): Promise<void> {
-  for (const step of steps) {
-    try {
-      await step();
-    } catch (err) {
-      logger.warn({ err }, 'a shutdown step failed');
-    }
-  }
-}
 
 function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

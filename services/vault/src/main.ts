@@ -1,22 +1,16 @@
 // The vault as a process: configuration from the environment, an existing
 // NATS and PostgreSQL (the launcher starts embedded ones and passes their
 // URLs), and a clean stop on SIGTERM/SIGINT.
-import { ConfigError, createLogger, loadConfig, type NodeConfig } from '@platform/common';
+import { createLogger, failStart, loadServiceConfig } from '@platform/common';
 import { MasterKeyError, startVault } from './index.js';
 
 function fail(message: string): never {
-  process.stderr.write(`vault: ${message}\n`);
-  process.exit(1);
+  return failStart('vault', message);
 }
-
-let config: NodeConfig;
-try {
-  config = loadConfig(process.env);
-} catch (err) {
-  fail(err instanceof ConfigError ? err.message : String(err));
-}
-if (config.natsUrl === null) fail('NATS_URL is required: the URL of the NATS server the vault answers on');
-if (config.databaseUrl === null) fail('DATABASE_URL is required: the URL of the PostgreSQL database holding the vault schema');
+const config = loadServiceConfig('vault', process.env, ['natsUrl', 'databaseUrl'], {
+  natsUrl: 'the URL of the NATS server the vault answers on',
+  databaseUrl: 'the URL of the PostgreSQL database holding the vault schema',
+});
 
 const logger = createLogger('vault', config.logLevel);
 let vault: Awaited<ReturnType<typeof startVault>>;
