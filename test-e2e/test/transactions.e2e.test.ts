@@ -79,6 +79,28 @@ describe('transactions on a node', () => {
     expect(res.body[2].data.contents).toEqual(['10']);
   });
 
+  test('cirrus indexes the contract: its row, its history and its events, queried with PostgREST filters', async () => {
+    const search = async (path: string) => {
+      // indexing follows execution asynchronously: poll briefly
+      for (let i = 0; ; i++) {
+        const res = await api(node, 'GET', path, token);
+        if ((res.status === 200 && Array.isArray(res.body) && res.body.length > 0) || i === 50) return res;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const row = await search(`/cirrus/search/Counter?address=eq.${counter}&select=address,count,label`);
+    expect(row.status).toBe(200);
+    expect(row.body).toEqual([{ address: counter, count: 10, label: 'first' }]);
+    const history = await search(`/cirrus/search/history@Counter?address=eq.${counter}&select=count&order=block_number.asc`);
+    expect(history.body.map((h: { count: number }) => h.count)).toEqual([5, 7, 10]);
+    const events = await search(`/cirrus/search/Counter.Bumped?address=eq.${counter}&select=to&order=id.asc`);
+    expect(events.body).toEqual([{ to: '7' }, { to: '10' }]);
+    const bad = await api(node, 'GET', '/cirrus/search/Counter?count=gt.abc', token);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).not.toMatch(/select|from|where/i);
+    expect((await api(node, 'GET', '/cirrus/search/NoSuchContract', token)).status).toBe(404);
+  });
+
   test('without resolve the answer is Pending at once, and the results endpoints follow it to Success', async () => {
     const res = await api(node, 'POST', '/platform/v2.3/transaction', token, {
       txs: [{ type: 'FUNCTION', payload: { contractAddress: counter, method: 'bump', args: { by: 1 }, metadata: { VM: 'SolidVM' } } }],

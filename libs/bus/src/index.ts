@@ -42,3 +42,5 @@ export {
   transferPayloadSchema,
   txResultSchema,
 } from './contracts/tx-schemas.js';
+export { CIRRUS } from './contracts/cirrus.js';
+export type { SearchRequest, SearchResponse } from './contracts/cirrus.js';

@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, summary: 'the endpoint does not take this method' },
   BODY_TOO_LARGE: { status: 413, summary: 'the body exceeds the size limit' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, summary: 'the body has an unsupported content type' },
+  RANGE_NOT_SATISFIABLE: { status: 416, summary: 'the requested offset is past the last row' },
   UNPROCESSABLE: { status: 422, summary: 'the request is well formed but cannot be carried out' },
   NONCE_LIMIT: { status: 422, summary: 'the account reached its nonce limit' },
   // 5xx

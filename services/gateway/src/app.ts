@@ -13,6 +13,7 @@ import { installBodyParsers } from './body.js';
 import { installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
+import { cirrusRoutes } from './routes/cirrus.js';
 import { keyRoutes } from './routes/key.js';
 import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
@@ -25,7 +26,7 @@ export interface GatewayDeps {
 }
 
 /** Services the registered routes call; /ready waits for each. Grows as routes are added. */
-const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx', 'block'];
+const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx', 'block', 'cirrus'];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -91,6 +92,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   await app.register(async (platform) => {
     requireToken(platform, deps.verifier);
     keyRoutes(platform, deps.nc);
+    cirrusRoutes(platform, deps.nc);
     transactionRoutes(platform, { nc: deps.nc, hub, resolveTimeoutMs: deps.config.resolveTimeoutMs });
     chainInfoRoutes(platform, deps.nc);
   });

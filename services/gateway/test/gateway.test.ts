@@ -11,6 +11,7 @@ import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
 import { connectBus, type NatsConnection } from '@platform/bus';
 import { ensureMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService } from '@platform/block';
+import { startCirrus } from '@platform/cirrus';
 import { startVault } from '@platform/vault';
 import { startTransactionService } from '@platform/transaction';
 import { buildGateway } from '../src/index.js';
@@ -50,6 +51,7 @@ describe('gateway', () => {
   let vault: { stop(): Promise<void> };
   let transactions: { stop(): Promise<void> };
   let blocks: { stop(): Promise<void> };
+  let cirrus: { stop(): Promise<void> };
   let app: FastifyInstance;
   let token: string;
   let base: string;
@@ -66,6 +68,7 @@ describe('gateway', () => {
     transactions = await startTransactionService({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
     ensureMainGenesis(infra.dataDir);
     blocks = await startBlockService({ config, logger, natsUrl: infra.nats!.url, dataDir: infra.dataDir });
+    cirrus = await startCirrus({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
     nc = await connectBus({ url: infra.nats!.url, name: 'gateway-test' });
     const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['preferred_username', 'sub'], orgClaim: 'organization' });
     app = await buildGateway({ config, logger, nc, verifier });
@@ -74,6 +77,7 @@ describe('gateway', () => {
   });
   afterAll(async () => {
     await app?.close();
+    await cirrus?.stop();
     await blocks?.stop();
     await transactions?.stop();
     await vault?.stop();
@@ -136,7 +140,7 @@ describe('gateway', () => {
   test('/ready reports each dependency', async () => {
     const res = await send(base, { method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true, block: true });
+    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true, block: true, cirrus: true });
   });
 
   test('random bodies and headers at the key routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {

@@ -1,0 +1,29 @@
+// The cirrus service's endpoints (services/cirrus): the query endpoint of the
+// indexed read model.
+import { defineEndpoint } from '../rpc.js';
+import { SERVICE_NAMES } from '../subjects.js';
+
+export interface SearchRequest {
+  /** API table name: `Item`, `history@Item`, `Item.Moved` */
+  table: string;
+  /** the raw query string, without `?` (`select=a,b&qty=gte.5&order=qty.desc&limit=10`) */
+  query: string;
+  /** the `Prefer` header, if any (`count=exact`) */
+  prefer?: string;
+  /** the caller (row visibility: main chain only in this slice) */
+  username: string;
+}
+
+export interface SearchResponse {
+  /** the response body: a JSON array, numbers with every digit */
+  rows: string;
+  status: 200 | 206 | 416;
+  /** the Content-Range header */
+  contentRange?: string;
+  /** with 416: PostgREST's message */
+  message?: string;
+}
+
+export const CIRRUS = {
+  search: defineEndpoint<SearchRequest, SearchResponse>(SERVICE_NAMES.cirrus, 'search', 'cirrus.search'),
+} as const;

@@ -1,0 +1,60 @@
+// Cirrus: the indexed read model of the node. A durable consumer of this
+// node's execution results (`exec.>`) keeps, in the PostgreSQL schema
+// `cirrus`, one table per contract, history and event tables; the
+// `cirrus.search` endpoint answers PostgREST queries on them through
+// @platform/query. See README.md.
+import { jetstream } from '@nats-io/jetstream';
+import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager } from '@platform/bus';
+import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
+import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, startIndexer } from './consumer.js';
+import { CIRRUS } from '@platform/bus';
+import { createPool, migrate } from './db.js';
+import { search } from './search.js';
+
+export { CIRRUS_CONSUMER, appliedSequence } from './consumer.js';
+export { formatTimestamp } from './indexer.js';
+
+export interface CirrusOptions {
+  config: NodeConfig;
+  logger: Logger;
+  natsUrl: string;
+  databaseUrl: string;
+  /** tests: called after each exec message is applied (or found applied) and acknowledged */
+  onApplied?: (seq: number) => void;
+}
+
+export interface RunningCirrus {
+  /** endpoint, indexer, NATS, database pool; idempotent */
+  stop(): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+
+export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus> {
+  const { logger } = options;
+  const undo: Array<() => Promise<unknown>> = [];
+  const pool = createPool(options.databaseUrl);
+  pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
+  undo.unshift(() => pool.end());
+  try {
+    await migrate(pool);
+    const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', logger });
+    undo.unshift(() => nc.drain());
+    const jsm = await streamManager(nc);
+    await ensureStream(jsm, STREAMS.exec);
+    await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
+    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
+    undo.unshift(() => indexer.stop());
+    const service = await serve(nc, { name: 'cirrus', version: VERSION, description: 'the indexed read model and its query endpoint', logger }, [
+      handle(CIRRUS.search, (request) => search(pool, request)),
+    ]);
+    undo.unshift(() => service.stop());
+    await nc.flush();
+    logger.info('cirrus started');
+    let stopping: Promise<void> | undefined;
+    return { stop: () => (stopping ??= runStopSteps(undo, logger)) };
+  } catch (err) {
+    await runStopSteps(undo, logger);
+    throw err;
+  }
+}

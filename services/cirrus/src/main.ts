@@ -1,0 +1,17 @@
+// Cirrus as a process: configuration from the environment, an existing NATS
+// and PostgreSQL (the launcher passes their URLs), a clean stop on SIGTERM/SIGINT.
+import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { startCirrus } from './index.js';
+
+const config = loadServiceConfig('cirrus', process.env, ['natsUrl', 'databaseUrl'], {
+  natsUrl: 'the URL of the NATS server cirrus consumes from and answers on',
+  databaseUrl: 'the URL of the PostgreSQL database holding the cirrus schema',
+});
+const logger = createLogger('cirrus', config.logLevel);
+try {
+  const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl });
+  stopOnSignals(logger, () => cirrus.stop());
+} catch (err) {
+  logger.fatal({ err }, 'cirrus could not start');
+  failStart('cirrus', `could not start: ${err instanceof Error ? err.message : String(err)}`);
+}

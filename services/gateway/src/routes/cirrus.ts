@@ -1,0 +1,36 @@
+// Indexed contract data (spec "Indexed data queries"): PostgREST's query
+// language over every contract's table, its history and its events. The
+// query string goes to cirrus as it came; cirrus parses, checks and runs it.
+import type { FastifyInstance } from 'fastify';
+import { CIRRUS, call, type NatsConnection } from '@platform/bus';
+import { PlatformError } from '@platform/common';
+import { principalOf } from '../auth.js';
+
+const errorResponse = { $ref: 'ErrorBody#' } as const;
+
+export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
+  app.get<{ Params: { table: string } }>(
+    '/cirrus/search/:table',
+    {
+      schema: {
+        tags: ['contract data'],
+        summary: "Rows of a contract's table, its history (`history@<Contract>`) or an event table (`<Contract>.<Event>`)",
+        description:
+          'PostgREST query parameters: `select`, filters (`eq neq lt lte gt gte like ilike in is`, `not.`), `or=(…)`/`and=(…)`, `order`, `limit`, `offset`; `Prefer: count=exact` answers the total in `Content-Range`.',
+        params: { type: 'object', properties: { table: { type: 'string' } } },
+        response: { 200: { type: 'array', items: { type: 'object', additionalProperties: true } }, 400: errorResponse, 401: errorResponse, 404: errorResponse, 416: errorResponse },
+      },
+      // the rows arrive as JSON text with every digit of every number: sent as they are
+      serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
+    },
+    async (request, reply) => {
+      const { username } = principalOf(request);
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      const prefer = request.headers.prefer;
+      const result = await call(nc, CIRRUS.search, { table: request.params.table, query, username, ...(typeof prefer === 'string' ? { prefer } : {}) }, { requestId: request.id });
+      if (result.status === 416) throw new PlatformError('RANGE_NOT_SATISFIABLE', result.message ?? 'the requested range is not satisfiable', { contentRange: result.contentRange });
+      if (result.contentRange) reply.header('content-range', result.contentRange);
+      return reply.status(result.status).type('application/json; charset=utf-8').send(result.rows);
+    },
+  );
+}
