@@ -80,20 +80,20 @@ describe('transactions on a node', () => {
   });
 
   test('cirrus indexes the contract: its row, its history and its events, queried with PostgREST filters', async () => {
-    const search = async (path: string) => {
-      // indexing follows execution asynchronously: poll briefly
+    // indexing follows execution asynchronously: poll until the index has caught up
+    const search = async (path: string, caughtUp: (rows: any[]) => boolean) => {
       for (let i = 0; ; i++) {
         const res = await api(node, 'GET', path, token);
-        if ((res.status === 200 && Array.isArray(res.body) && res.body.length > 0) || i === 50) return res;
+        if ((res.status === 200 && Array.isArray(res.body) && caughtUp(res.body)) || i === 100) return res;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
-    const row = await search(`/cirrus/search/Counter?address=eq.${counter}&select=address,count,label`);
+    const row = await search(`/cirrus/search/Counter?address=eq.${counter}&select=address,count,label`, (rows) => rows[0]?.count === 10);
     expect(row.status).toBe(200);
     expect(row.body).toEqual([{ address: counter, count: 10, label: 'first' }]);
-    const history = await search(`/cirrus/search/history@Counter?address=eq.${counter}&select=count&order=block_number.asc`);
+    const history = await search(`/cirrus/search/history@Counter?address=eq.${counter}&select=count&order=block_number.asc`, (rows) => rows.length >= 3);
     expect(history.body.map((h: { count: number }) => h.count)).toEqual([5, 7, 10]);
-    const events = await search(`/cirrus/search/Counter.Bumped?address=eq.${counter}&select=to&order=id.asc`);
+    const events = await search(`/cirrus/search/Counter.Bumped?address=eq.${counter}&select=to&order=id.asc`, (rows) => rows.length >= 2);
     expect(events.body).toEqual([{ to: '7' }, { to: '10' }]);
     const bad = await api(node, 'GET', '/cirrus/search/Counter?count=gt.abc', token);
     expect(bad.status).toBe(400);
