@@ -7,6 +7,8 @@ export { call, defineEndpoint, handle, pingService, serve } from './rpc.js';
 export type { CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';
 export { ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';
 export { STREAMS } from './streams.js';
+export { consumeExecResults } from './exec-consumer.js';
+export type { ExecConsumerSpec } from './exec-consumer.js';
 export type { DurableSpec, StreamSpec } from './jetstream.js';
 export { VAULT } from './contracts/vault.js';
 export type { KeyRecord, SignRequest, SignatureRecord, UsersRequest, UserRecord } from './contracts/vault.js';

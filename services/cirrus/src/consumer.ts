@@ -3,8 +3,8 @@
 // applied, so a crash never leaves half a block and a redelivered message
 // (sequence ≤ the stored one) changes nothing. One unacknowledged message at
 // a time keeps stream order, even with several instances.
-import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
-import { STREAMS } from '@platform/bus';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { consumeExecResults } from '@platform/bus';
 import type { ExecResult, Logger } from '@platform/common';
 import { inTransaction, type Client, type Db } from './db.js';
 import { applyExecResult } from './indexer.js';
@@ -37,51 +37,13 @@ export async function appliedSequence(pool: Db): Promise<number> {
 
 export async function startIndexer(options: { js: JetStreamClient; pool: Db; logger: Logger; onApplied?: (seq: number) => void }): Promise<{ stop(): Promise<void> }> {
   const { js, pool, logger } = options;
-  const consumer = await js.consumers.get(STREAMS.exec.name, CIRRUS_CONSUMER);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 16 });
-  let stopping = false;
-
-  const handle = async (msg: JsMsg): Promise<void> => {
-    let exec: ExecResult;
-    try {
-      exec = JSON.parse(new TextDecoder().decode(msg.data)) as ExecResult;
-      if (!Array.isArray(exec?.receipts) || typeof exec.block?.hash !== 'string') throw new Error('not an ExecResult');
-    } catch (err) {
-      logger.error({ err, seq: msg.seq, subject: msg.subject }, 'an exec message is not an ExecResult; terminated');
-      msg.term();
-      return;
-    }
-    const heartbeat = setInterval(() => msg.working(), HEARTBEAT_MS);
-    try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await indexExecResult(pool, msg.seq, exec, logger);
-          break;
-        } catch (err) {
-          if (stopping) return; // unacknowledged: redelivered later
-          logger.warn({ err, seq: msg.seq, attempt }, 'indexing an execution result failed; retrying');
-          await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 100 * 2 ** attempt)));
-        }
-      }
-    } finally {
-      clearInterval(heartbeat);
-    }
-    msg.ack();
-    options.onApplied?.(msg.seq);
-  };
-
-  const loop = (async () => {
-    for await (const msg of messages) {
-      if (stopping) break;
-      await handle(msg);
-    }
-  })().catch((err: unknown) => logger.error({ err }, 'the cirrus indexer stopped'));
-
-  return {
-    async stop() {
-      stopping = true;
-      await messages.close();
-      await loop;
-    },
-  };
+  return consumeExecResults({
+    js,
+    durable: CIRRUS_CONSUMER,
+    logger,
+    heartbeatMs: HEARTBEAT_MS,
+    work: 'indexing an execution result',
+    apply: (seq, exec) => indexExecResult(pool, seq, exec, logger),
+    ...(options.onApplied ? { afterAck: options.onApplied } : {}),
+  });
 }

@@ -9,9 +9,9 @@
 // The consumer allows one unacknowledged message at a time, so messages are
 // applied in stream order even with several instances of the service, which
 // is what makes "sequence ≤ last applied" mean "already applied".
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { STREAMS, SUBJECTS, encodeJson } from '@platform/bus';
+import { STREAMS, SUBJECTS, consumeExecResults, encodeJson } from '@platform/bus';
 import type { ExecResult, Logger, TxResult } from '@platform/common';
 import { inTransaction, type Db } from './db.js';
 import type { Faults } from './outbox.js';
@@ -73,62 +73,16 @@ export interface ExecConsumerOptions {
 /** Consumes until stopped; a failing database is retried on the same message, keeping the order. */
 export async function startExecConsumer(options: ExecConsumerOptions): Promise<{ stop(): Promise<void> }> {
   const { nc, js, pool, logger, faults = {} } = options;
-  const consumer = await js.consumers.get(STREAMS.exec.name, EXEC_CONSUMER);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 16 });
-  let stopping = false;
-
-  const handle = async (msg: JsMsg): Promise<void> => {
-    let exec: ExecResult;
-    try {
-      exec = JSON.parse(new TextDecoder().decode(msg.data)) as ExecResult;
-      if (!Array.isArray(exec?.receipts) || typeof exec.block?.hash !== 'string') throw new Error('not an ExecResult');
-    } catch (err) {
-      // a message no retry can fix; holding it would stop every later result
-      logger.error({ err, seq: msg.seq, subject: msg.subject }, 'an exec message is not an ExecResult; terminated');
-      msg.term();
-      return;
-    }
-    // "still working": the ack wait is short so that a crashed instance's
-    // message comes back quickly; a slow database must not trigger that
-    const heartbeat = setInterval(() => msg.working(), EXEC_HEARTBEAT_MS);
-    try {
-      await record(msg, exec);
-    } finally {
-      clearInterval(heartbeat);
-    }
-  };
-
-  const record = async (msg: JsMsg, exec: ExecResult): Promise<void> => {
-    for (let attempt = 0; ; attempt++) {
-      let results: TxResult[];
-      try {
-        ({ results } = await recordExecResult(pool, msg.seq, exec));
-      } catch (err) {
-        if (stopping) return; // unacknowledged: redelivered to the next instance
-        logger.warn({ err, seq: msg.seq, attempt }, 'recording execution results failed; retrying');
-        msg.working();
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 100 * 2 ** attempt)));
-        continue;
-      }
+  return consumeExecResults({
+    js,
+    durable: EXEC_CONSUMER,
+    logger,
+    heartbeatMs: EXEC_HEARTBEAT_MS,
+    work: 'recording execution results',
+    apply: async (seq, exec) => (await recordExecResult(pool, seq, exec)).results,
+    beforeAck: (seq, results) => {
       for (const result of results) nc.publish(SUBJECTS.tx.done(result.hash), encodeJson(result));
-      faults.beforeExecAck?.(msg.seq); // a throw here ends the loop unacknowledged, as a crash would
-      msg.ack();
-      return;
-    }
-  };
-
-  const loop = (async () => {
-    for await (const msg of messages) {
-      if (stopping) break;
-      await handle(msg);
-    }
-  })().catch((err: unknown) => logger.error({ err }, 'the exec consumer stopped'));
-
-  return {
-    async stop() {
-      stopping = true;
-      await messages.close();
-      await loop;
+      faults.beforeExecAck?.(seq); // a throw here ends the loop unacknowledged, as a crash would
     },
-  };
+  });
 }
