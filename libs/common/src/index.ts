@@ -5,6 +5,8 @@ export type { NodeConfig } from './config.js';
 export { REDACTED_PATHS, createLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { parseJsonLossless } from './json.js';
+export { UndoJournal } from './journal.js';
+export type { Undo } from './journal.js';
 export { DEFAULT_PROTOCOL, MAIN_CHAIN, transactionKind } from './types.js';
 export type {
   AccountState,

@@ -1,22 +1,17 @@
 // An in-memory WorldState with a nested journal: for tests, benchmarks and
 // tools. The block service provides the real one.
-import type { AccountState, WorldState } from '@platform/common';
+import { UndoJournal, type AccountState, type WorldState } from '@platform/common';
 import { bytesToHex, keccak256 } from './hash.js';
 
-type Undo = () => void;
 
 export class MemoryWorldState implements WorldState {
   private readonly accounts = new Map<string, AccountState>();
   private readonly code = new Map<string, Uint8Array>();
   private readonly storage = new Map<string, Map<string, string>>();
-  private readonly journal: Undo[][] = [];
+  private readonly journal = new UndoJournal();
 
   constructor(readonly chainId = '') {}
 
-  private log(u: Undo): void {
-    const top = this.journal[this.journal.length - 1];
-    if (top) top.push(u);
-  }
 
   getAccount(address: string): AccountState | undefined {
     return this.accounts.get(address);
@@ -24,14 +19,14 @@ export class MemoryWorldState implements WorldState {
 
   putAccount(address: string, account: AccountState): void {
     const prev = this.accounts.get(address);
-    this.log(() => (prev ? this.accounts.set(address, prev) : this.accounts.delete(address)));
+    this.journal.record(() => (prev ? this.accounts.set(address, prev) : this.accounts.delete(address)));
     this.accounts.set(address, { ...account });
   }
 
   deleteAccount(address: string): void {
     const prev = this.accounts.get(address);
     if (!prev) return;
-    this.log(() => this.accounts.set(address, prev));
+    this.journal.record(() => this.accounts.set(address, prev));
     this.accounts.delete(address);
   }
 
@@ -59,9 +54,9 @@ export class MemoryWorldState implements WorldState {
     }
     const prev = m.get(key);
     if (prev === value) return;
-    if (this.journal.length) {
+    if (this.journal.depth) {
       const mm = m;
-      this.log(() => (prev === undefined ? mm.delete(key) : mm.set(key, prev)));
+      this.journal.record(() => (prev === undefined ? mm.delete(key) : mm.set(key, prev)));
     }
     if (value === undefined) m.delete(key);
     else m.set(key, value);
@@ -75,19 +70,15 @@ export class MemoryWorldState implements WorldState {
   }
 
   checkpoint(): void {
-    this.journal.push([]);
+    this.journal.checkpoint();
   }
 
   commit(): void {
-    const top = this.journal.pop();
-    if (!top) throw new Error('commit without checkpoint');
-    const parent = this.journal[this.journal.length - 1];
-    if (parent) for (const u of top) parent.push(u);
+    this.journal.commit();
   }
 
   revert(): void {
-    const top = this.journal.pop();
-    if (!top) throw new Error('revert without checkpoint');
-    for (let i = top.length - 1; i >= 0; i--) top[i]();
+    this.journal.revert();
   }
+
 }

@@ -2,27 +2,22 @@
 // chain's store, writes stay in memory until the block is applied (or the
 // overlay is dropped, when the proposer loses a race). A journal of undo
 // steps gives the nested checkpoint/commit/revert of the common interface.
-import type { AccountState, Address, ChainId, Hash, WorldState } from '@platform/common';
+import { UndoJournal, type AccountState, type Address, type ChainId, type Hash, type WorldState } from '@platform/common';
 import { bytesToHex, keccak256 } from '@platform/crypto';
 import type { ChainStore, StateChanges } from './store.js';
 
-type Undo = () => void;
 
 export class Overlay implements WorldState {
   private readonly accounts = new Map<Address, AccountState | null>();
   private readonly storage = new Map<Address, Map<string, string | null>>();
   private readonly code = new Map<Hash, Uint8Array>();
-  private readonly journal: Undo[][] = [];
+  private readonly journal = new UndoJournal();
 
   constructor(
     private readonly base: ChainStore,
     readonly chainId: ChainId,
   ) {}
 
-  private log(undo: Undo): void {
-    const top = this.journal[this.journal.length - 1];
-    if (top) top.push(undo);
-  }
 
   getAccount(address: Address): AccountState | undefined {
     const own = this.accounts.get(address);
@@ -39,10 +34,10 @@ export class Overlay implements WorldState {
   }
 
   private setAccount(address: Address, value: AccountState | null): void {
-    if (this.journal.length) {
+    if (this.journal.depth) {
       const had = this.accounts.has(address);
       const prev = this.accounts.get(address);
-      this.log(() => (had ? this.accounts.set(address, prev!) : this.accounts.delete(address)));
+      this.journal.record(() => (had ? this.accounts.set(address, prev!) : this.accounts.delete(address)));
     }
     this.accounts.set(address, value);
   }
@@ -71,11 +66,11 @@ export class Overlay implements WorldState {
       this.storage.set(address, entries);
     }
     const next = value ?? null;
-    if (this.journal.length) {
+    if (this.journal.depth) {
       const had = entries.has(key);
       const prev = entries.get(key);
       const m = entries;
-      this.log(() => (had ? m.set(key, prev!) : m.delete(key)));
+      this.journal.record(() => (had ? m.set(key, prev!) : m.delete(key)));
     }
     entries.set(key, next);
   }
@@ -95,25 +90,20 @@ export class Overlay implements WorldState {
   }
 
   checkpoint(): void {
-    this.journal.push([]);
+    this.journal.checkpoint();
   }
 
   commit(): void {
-    const top = this.journal.pop();
-    if (!top) throw new Error('commit without checkpoint');
-    const parent = this.journal[this.journal.length - 1];
-    if (parent) for (const u of top) parent.push(u);
+    this.journal.commit();
   }
 
   revert(): void {
-    const top = this.journal.pop();
-    if (!top) throw new Error('revert without checkpoint');
-    for (let i = top.length - 1; i >= 0; i--) top[i]();
+    this.journal.revert();
   }
 
   /** What the block wrote, net of reverted work; the overlay must be closed (no open checkpoint). */
   changes(): StateChanges {
-    if (this.journal.length) throw new Error(`${this.journal.length} checkpoint(s) still open at the end of a block`);
+    if (this.journal.depth) throw new Error(`${this.journal.depth} checkpoint(s) still open at the end of a block`);
     return { accounts: this.accounts, storage: this.storage, code: this.code };
   }
 }
