@@ -41,3 +41,16 @@ export function addressToBytes(address: string, what: string): Uint8Array {
   if (bytes.length !== 20) throw new CryptoError('BAD_HEX', `${what} must be 20 bytes (40 hex digits), got ${bytes.length} bytes`);
   return bytes;
 }
+
+/** The bytes of every part, one after another. */
+export function concatBytes(parts: Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 export { CryptoError, type CryptoErrorCode } from './errors.js';
-export { type Hex, hexToBytes, bytesToHex, strip0x } from './hex.js';
+export { type Hex, hexToBytes, bytesToHex, strip0x, concatBytes } from './hex.js';
 export { keccak256, keccak256Hex } from './hash.js';
 export {
   type KeyPair,

@@ -3,7 +3,7 @@
 // Values: integers bigint, address 40 lowercase hex, bool boolean, bytesN and
 // bytes Uint8Array, string string, arrays and tuples JS arrays. Callers check
 // ranges and shapes first (args.ts); the encoder trusts them.
-import { bytesToHex, hexToBytes } from '@platform/crypto';
+import { bytesToHex, concatBytes as concat, hexToBytes } from '@platform/crypto';
 import { isDynamic, staticSize, type AbiType } from './abi-types.js';
 
 const WORD = 32;
@@ -25,18 +25,6 @@ function padRight(b: Uint8Array): Uint8Array {
   if (len === b.length) return b;
   const out = new Uint8Array(len);
   out.set(b);
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
   return out;
 }
 

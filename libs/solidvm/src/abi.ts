@@ -1,5 +1,6 @@
 // abi.encode / abi.encodePacked / abi.decode with Solidity's layouts, so that
 // hashes of encoded values agree with contracts compiled by solc.
+import { concatBytes as concat } from '@platform/crypto';
 import { VmFailure } from './errors.js';
 import { bytesToHex, fromUtf8, hexToBytes, keccak256, utf8 } from './hash.js';
 import { STRING, UINT256, typeName, type SType } from './types.js';
@@ -7,18 +8,6 @@ import { AccountValue } from './values.js';
 
 function word(v: bigint): Uint8Array {
   return hexToBytes(BigInt.asUintN(256, v).toString(16).padStart(64, '0'));
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 function isDynamic(t: SType): boolean {
