@@ -10,8 +10,13 @@ import { inTransaction, type Client, type Db } from './db.js';
 import { applyExecResult } from './indexer.js';
 
 export const CIRRUS_CONSUMER = 'cirrus';
-export const EXEC_ACK_WAIT_MS = 30_000;
-const HEARTBEAT_MS = 5_000;
+/**
+ * One message at a time: a crashed instance's message holds every later
+ * block until its ack wait runs out, so the wait is short (as the transaction
+ * service's) and a slow apply keeps it alive with a heartbeat.
+ */
+export const EXEC_ACK_WAIT_MS = 5_000;
+export const EXEC_HEARTBEAT_MS = 1_500;
 
 async function lockProgress(client: Client): Promise<number> {
   await client.query('INSERT INTO cirrus.progress (consumer, last_seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [CIRRUS_CONSUMER]);
@@ -35,13 +40,19 @@ export async function appliedSequence(pool: Db): Promise<number> {
   return rows[0] ? Number(rows[0].last_seq) : 0;
 }
 
-export async function startIndexer(options: { js: JetStreamClient; pool: Db; logger: Logger; onApplied?: (seq: number) => void }): Promise<{ stop(): Promise<void> }> {
+export async function startIndexer(options: {
+  js: JetStreamClient;
+  pool: Db;
+  logger: Logger;
+  heartbeatMs?: number;
+  onApplied?: (seq: number) => void;
+}): Promise<{ stop(): Promise<void> }> {
   const { js, pool, logger } = options;
   return consumeExecResults({
     js,
     durable: CIRRUS_CONSUMER,
     logger,
-    heartbeatMs: HEARTBEAT_MS,
+    heartbeatMs: options.heartbeatMs ?? EXEC_HEARTBEAT_MS,
     work: 'indexing an execution result',
     apply: (seq, exec) => indexExecResult(pool, seq, exec, logger),
     ...(options.onApplied ? { afterAck: options.onApplied } : {}),

@@ -6,7 +6,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
-import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, startIndexer } from './consumer.js';
+import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, startIndexer } from './consumer.js';
 import { CIRRUS } from '@platform/bus';
 import { createPool, migrate } from './db.js';
 import { search } from './search.js';
@@ -19,6 +19,8 @@ export interface CirrusOptions {
   logger: Logger;
   natsUrl: string;
   databaseUrl: string;
+  /** how long an exec message may stay unacknowledged before redelivery; default EXEC_ACK_WAIT_MS (5 s) */
+  execAckWaitMs?: number;
   /** tests: called after each exec message is applied (or found applied) and acknowledged */
   onApplied?: (seq: number) => void;
 }
@@ -42,8 +44,9 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
     undo.unshift(() => nc.drain());
     const jsm = await streamManager(nc);
     await ensureStream(jsm, STREAMS.exec);
-    await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
-    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
+    const ackWaitMs = options.execAckWaitMs ?? EXEC_ACK_WAIT_MS;
+    await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: 1 });
+    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
     undo.unshift(() => indexer.stop());
     const service = await serve(nc, { name: 'cirrus', version: VERSION, description: 'the indexed read model and its query endpoint', logger }, [
       handle(CIRRUS.search, (request) => search(pool, request)),

@@ -297,6 +297,12 @@ describe('search', () => {
 });
 
 describe('idempotence', () => {
+  test('the durable consumer has a short ack wait, so a crashed instance holds blocks back for 5 s at most', async () => {
+    const info = await jsm.consumers.info(STREAMS.exec.name, 'cirrus');
+    expect(info.config.ack_wait).toBe(5_000 * 1_000_000);
+    expect(info.config.max_ack_pending).toBe(1);
+  });
+
   test('redelivering the whole stream changes nothing', async () => {
     const before = await dump();
     await cirrus!.stop();
