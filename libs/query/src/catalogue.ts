@@ -38,7 +38,14 @@ export interface CatalogueRelation {
 }
 
 export interface OrderSpec {
+  /** an API column of the table; or, with `internal`, the SQL name of a column clients never see */
   readonly column: string;
+  /**
+   * The column is internal (its SQL name), not in `columns`: a tie-breaker
+   * such as the write order of history rows, which orders rows without being
+   * selectable or filterable.
+   */
+  readonly internal?: boolean;
   readonly direction?: 'asc' | 'desc';
   readonly nulls?: 'first' | 'last';
 }

@@ -26,4 +26,4 @@ export { runQuery } from './run.js';
 export type { Database, JsonValue, PgQueryable, QueryResult, Row } from './run.js';
 export { rangeAnswer } from './range.js';
 export type { RangeAnswer } from './range.js';
-export { toJson } from './json.js';
+export { jsonNumber, jsonText, parseJson, toJson } from './json.js';

@@ -2,7 +2,7 @@
 // A small writer of its own rather than lossless-json's stringify: rows hold
 // only strings, booleans, null, LosslessNumbers, arrays and plain objects, and
 // this is on every response's path.
-import { isLosslessNumber } from 'lossless-json';
+import { LosslessNumber, isLosslessNumber, parse as parseLossless } from 'lossless-json';
 import type { JsonValue, Row } from './run.js';
 
 function value(v: JsonValue): string {
@@ -33,4 +33,19 @@ export function toJson(rows: readonly Row[]): string {
   let out = '[';
   for (let i = 0; i < rows.length; i++) out += (i > 0 ? ',' : '') + object(rows[i]);
   return out + ']';
+}
+
+/** One JSON value as text, numbers digit for digit (what a jsonb column is written from). */
+export function jsonText(v: JsonValue): string {
+  return value(v);
+}
+
+/** A JSON number from its decimal text, kept digit for digit. */
+export function jsonNumber(text: string): JsonValue {
+  return new LosslessNumber(text);
+}
+
+/** JSON text (e.g. jsonb read as text) parsed without rounding its numbers; duplicate keys keep the last. */
+export function parseJson(text: string): JsonValue {
+  return parseLossless(text, null, { onDuplicateKey: ({ newValue }) => newValue }) as JsonValue;
 }

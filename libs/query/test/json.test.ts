@@ -1,7 +1,7 @@
 // The response writer and the placeholder conversion: small pure pieces every
 // response goes through.
 import { LosslessNumber } from 'lossless-json';
-import { type Row, toJson } from '../src/index.js';
+import { type Row, jsonNumber, jsonText, parseJson, toJson } from '../src/index.js';
 import { toNative } from '../src/plan/sql.js';
 
 describe('toJson', () => {
@@ -41,5 +41,13 @@ describe('toNative', () => {
     expect(toNative('SELECT t0."a\\?b" FROM "t" AS t0 WHERE t0."x" = ?::text AND t0."y" = ANY(?::text[]) LIMIT ?')).toBe(
       'SELECT t0."a?b" FROM "t" AS t0 WHERE t0."x" = $1::text AND t0."y" = ANY($2::text[]) LIMIT $3',
     );
+  });
+});
+
+describe('jsonText, parseJson, jsonNumber', () => {
+  test('a value round-trips with every digit, key order kept', () => {
+    const text = '{"b":[9007199254740993,1.50,"x"],"a":{"t":true,"n":null}}';
+    expect(jsonText(parseJson(text))).toBe(text);
+    expect(jsonText({ n: jsonNumber('123456789012345678901234567890'), s: 'é"' })).toBe('{"n":123456789012345678901234567890,"s":"é\\""}');
   });
 });

@@ -160,6 +160,20 @@ describe('planQuery: the SQL', () => {
     expect(plan('', 'Acme-Owner').sql).not.toContain('ORDER BY');
   });
 
+  test('an internal default-order column orders rows but is neither selected nor filterable', () => {
+    const history: CatalogueTable = {
+      name: 'history@Acme-Item',
+      sql: 'h_item',
+      chainColumn: null,
+      columns: columnsOf([['block_number', 'block_number', 'integer']]),
+      defaultOrder: [{ column: 'block_number', direction: 'desc' }, { column: 'h_seq', internal: true, direction: 'desc' }],
+    };
+    const cat = catalogueOf([history]);
+    expect(plan('', history.name, VISIBLE, cat).sql).toBe('SELECT t0."block_number" FROM "h_item" AS t0 WHERE TRUE ORDER BY t0."block_number" DESC, t0."h_seq" DESC');
+    expect(plan('select=*', history.name, VISIBLE, cat).columns.map((c) => c.key)).toEqual(['block_number']);
+    for (const query of ['select=h_seq', 'h_seq=eq.1', 'order=h_seq']) expect(failure(() => plan(query, history.name, VISIBLE, cat)).code).toBe('BAD_QUERY');
+  });
+
   test('count=exact adds the total as the last output column, and a statement for an empty page', () => {
     const p = planQuery(parseQuery('qty=gt.5&limit=2', { prefer: 'count=exact' }), catalogue, { table: 'Acme-Item', visibleChains: VISIBLE });
     expect(p.count).toBe(true);

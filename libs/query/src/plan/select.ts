@@ -9,7 +9,7 @@
 // array, `[]` when empty (QuerySpec "rows with missing parents are included",
 // "rows with no children return [] instead of null").
 import type { FieldRef, SelectItem } from '../ast.js';
-import type { CatalogueRelation, CatalogueTable } from '../catalogue.js';
+import type { CatalogueRelation, CatalogueTable, OrderSpec } from '../catalogue.js';
 import { badQuery, echo } from '../errors.js';
 import {
   type PlanContext,
@@ -22,7 +22,7 @@ import {
   visibility,
 } from './context.js';
 import { pathKey, resolveField } from './fields.js';
-import { type Fragment, join, param, sql } from './sql.js';
+import { type Fragment, ident, join, param, sql } from './sql.js';
 
 /** How a top-level output column is turned into a JSON value (src/run.ts). */
 export type OutputKind = 'text' | 'numeric' | 'boolean' | 'json' | 'count';
@@ -134,11 +134,11 @@ function embedPairs(ctx: PlanContext, scope: Scope, items: readonly SelectItem[]
 }
 
 /** `ORDER BY` terms of catalogue order specs (default orders). */
-export function orderOf(scope: Scope, specs: readonly { column: string; direction?: string; nulls?: string }[]): Fragment | null {
+export function orderOf(scope: Scope, specs: readonly OrderSpec[]): Fragment | null {
   if (specs.length === 0) return null;
   return join(
     specs.map((s) => {
-      const col = columnRef(scope, catalogueColumn(scope.table, s.column));
+      const col = s.internal ? sql`${scope.alias}.${ident(s.column)}` : columnRef(scope, catalogueColumn(scope.table, s.column));
       const dir = s.direction === 'desc' ? sql` DESC` : s.direction === 'asc' ? sql` ASC` : sql``;
       const nulls = s.nulls === 'first' ? sql` NULLS FIRST` : s.nulls === 'last' ? sql` NULLS LAST` : sql``;
       return sql`${col}${dir}${nulls}`;
