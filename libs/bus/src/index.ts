@@ -46,3 +46,5 @@ export {
 } from './contracts/tx-schemas.js';
 export { CIRRUS } from './contracts/cirrus.js';
 export type { SearchRequest, SearchResponse } from './contracts/cirrus.js';
+export { IDENTITY, IDENTITY_SUBJECTS } from './contracts/identity.js';
+export type { CertificateSubject, IdentityRecord, IdentityRequest, IssueRequest, IssuedCertificate, RegisteredCertificateRecord } from './contracts/identity.js';

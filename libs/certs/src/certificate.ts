@@ -443,6 +443,23 @@ export function verifyCertificateSignature(certificate: string | Uint8Array, iss
   return verifyDecoded(c, new Uint8Array(Buffer.from(i.parsed.publicKey, 'hex')));
 }
 
+/**
+ * Whether `certificate` was signed by the secp256k1 `publicKey` (65/64/33
+ * bytes, hex, or a PEM `PUBLIC KEY`), whatever its issuer name says. False for
+ * a bad signature or a key that is not a secp256k1 point; throws like
+ * `parseCertificate` for a certificate that does not parse.
+ */
+export function verifyCertificateKey(certificate: string | Uint8Array, publicKey: Uint8Array | string): boolean {
+  const c = decode(certificate);
+  let key: Uint8Array;
+  try {
+    key = toUncompressedPublicKey(publicKey);
+  } catch {
+    return false;
+  }
+  return verifyDecoded(c, key);
+}
+
 export type ChainFailure =
   | 'EXPIRED'
   | 'NOT_YET_VALID'

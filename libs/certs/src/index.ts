@@ -14,5 +14,6 @@ export {
   issueCertificate,
   parseCertificate,
   verifyCertificateSignature,
+  verifyCertificateKey,
   verifyChain,
 } from './certificate.js';

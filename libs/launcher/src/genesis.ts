@@ -11,12 +11,19 @@
 // - `<DATA_DIR>/genesis.json`: the `Genesis` of the main chain, with the
 //   faucet's account holding FAUCET_GENESIS_BALANCE. It is funded whether or
 //   not gas is enabled: a node started later with GAS_ENABLED=true keeps its
-//   genesis, and a balance changes nothing while gas is disabled.
+//   genesis, and a balance changes nothing while gas is disabled. It lists
+//   the node CA's certificate as the network's trusted root and creates the
+//   certificate registry with it (issue "Identity").
+// - the node's CA (`<DATA_DIR>/ca/node-ca.key` and `node-ca.pem`, subject
+//   O = NODE_ORG), created before the genesis unless NODE_CA_CERT and
+//   NODE_CA_KEY give one; the vault signs users' certificates with it.
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createNodeCa, privateKeyFromPem, privateKeyToPem, type NodeCa } from '@platform/certs';
 import { DEFAULT_PROTOCOL, MAIN_CHAIN, type Genesis } from '@platform/common';
 import { bytesToHex, generateKeyPair, hexToBytes, keyPairFromPrivateKey } from '@platform/crypto';
+import { nodeCaFiles, readNodeCa, registryGenesisContract, type NodeCaFiles, type NodeCaSource } from '@platform/identity';
 
 /** 10^18 tokens of 18 decimals: 5 × 10^14 faucet calls of 2000 tokens, far below 2^256. */
 export const FAUCET_GENESIS_BALANCE = 10n ** 36n;
@@ -31,6 +38,17 @@ export interface MainChainFiles {
   faucetFunded: boolean;
   /** true when this call wrote the genesis */
   created: boolean;
+  /** where the node's CA is, for the vault (NODE_CA_CERT / NODE_CA_KEY) */
+  ca: { cert: string; key: string };
+  /** whether the genesis trusts this node's CA (a node joining another network's genesis may not) */
+  caTrusted: boolean;
+}
+
+export interface MainGenesisOptions {
+  /** NODE_ORG: the organization of a CA created here */
+  organization?: string;
+  /** NODE_CA_CERT / NODE_CA_KEY */
+  ca?: NodeCaSource;
 }
 
 /**
@@ -38,23 +56,52 @@ export interface MainChainFiles {
  * kept as it is; otherwise the faucet key is generated (unless one is there)
  * and a new genesis funding it is written.
  */
-export function ensureMainGenesis(dataDir: string): MainChainFiles {
+export function ensureMainGenesis(dataDir: string, options: MainGenesisOptions = {}): MainChainFiles {
   const genesisPath = join(dataDir, 'genesis.json');
   const keyPath = join(dataDir, 'faucet.key');
+  const ca = ensureNodeCa(dataDir, options.organization ?? 'Platform', options.ca ?? {});
   let created = false;
   if (!existsSync(genesisPath)) {
     const faucet = readOrCreateKey(keyPath);
-    created = writeOnce(genesisPath, `${JSON.stringify(newMainGenesis([{ address: faucet, balance: FAUCET_GENESIS_BALANCE.toString() }]), null, 2)}\n`);
+    const genesis = newMainGenesis([{ address: faucet, balance: FAUCET_GENESIS_BALANCE.toString() }], [ca.ca.certificatePem]);
+    created = writeOnce(genesisPath, `${JSON.stringify(genesis, null, 2)}\n`);
   }
   // a genesis written by an older launcher (or copied from another node) may come without a faucet key
   const faucetAddress = existsSync(keyPath) ? readKey(keyPath) : null;
   const genesis = JSON.parse(readFileSync(genesisPath, 'utf8')) as Partial<Genesis>;
   const faucetFunded = faucetAddress !== null && (genesis.accounts ?? []).some((a) => a.address === faucetAddress && BigInt(a.balance) > 0n);
-  return { genesisPath, faucetKeyFile: faucetAddress === null ? null : keyPath, faucetAddress, faucetFunded, created };
+  const caTrusted = (genesis.trustedRoots ?? []).some((pem) => pem.replace(/\s+/g, '') === ca.ca.certificatePem.replace(/\s+/g, ''));
+  return { genesisPath, faucetKeyFile: faucetAddress === null ? null : keyPath, faucetAddress, faucetFunded, created, ca: ca.source, caTrusted };
 }
 
-/** A new main chain: the default protocol, the given balances, no contracts yet. */
-export function newMainGenesis(accounts: Genesis['accounts'] = []): Genesis {
+/**
+ * The node's CA: the given one (NODE_CA_CERT and NODE_CA_KEY, both or
+ * neither), else the data dir's, created at the first start. Two processes
+ * starting at once agree on one CA (files are linked into place, never
+ * overwritten).
+ */
+export function ensureNodeCa(dataDir: string, organization: string, given: NodeCaSource): { ca: NodeCa; source: { cert: string; key: string } } {
+  if (given.cert || given.key) {
+    if (!given.cert || !given.key) throw new Error('NODE_CA_CERT and NODE_CA_KEY must be given together');
+    return { ca: readNodeCa({ cert: given.cert, key: given.key }), source: { cert: given.cert, key: given.key } };
+  }
+  const files: NodeCaFiles = nodeCaFiles(dataDir);
+  const subject = { organization, commonName: `${organization} node CA` };
+  if (!existsSync(files.keyFile)) {
+    mkdirSync(dirname(files.keyFile), { recursive: true, mode: 0o700 });
+    // the key first: a certificate file never exists without its key
+    writeOnce(files.keyFile, privateKeyToPem(createNodeCa(subject).privateKey), 0o600);
+  }
+  if (!existsSync(files.certFile)) {
+    const privateKey = privateKeyFromPem(readFileSync(files.keyFile, 'utf8'));
+    writeOnce(files.certFile, createNodeCa(subject, { privateKey }).certificatePem);
+  }
+  const source = { cert: files.certFile, key: files.keyFile };
+  return { ca: readNodeCa(source, source), source };
+}
+
+/** A new main chain: the default protocol, the given balances, the certificate registry trusting `trustedRoots`. */
+export function newMainGenesis(accounts: Genesis['accounts'] = [], trustedRoots: string[] = []): Genesis {
   return {
     format: 1,
     chainId: MAIN_CHAIN,
@@ -64,9 +111,9 @@ export function newMainGenesis(accounts: Genesis['accounts'] = []): Genesis {
     // two networks started in the same second must not share a genesis hash
     nonce: bytesToHex(randomBytes(32)),
     protocol: DEFAULT_PROTOCOL,
-    trustedRoots: [],
+    trustedRoots,
     accounts,
-    contracts: [],
+    contracts: [registryGenesisContract(trustedRoots)],
     members: [],
     creator: null,
   };

@@ -49,8 +49,11 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   mkdirSync(dataDir, { recursive: true });
   // before any service: the block service reads the genesis, the transaction
   // service signs the faucet's transfers with the key the genesis funds
-  const chain = ensureMainGenesis(dataDir);
+  const chain = ensureMainGenesis(dataDir, { organization: config.nodeOrg, ca: { cert: config.nodeCaCert, key: config.nodeCaKey } });
   if (chain.created) options.onLine('launcher', `wrote the main chain's genesis ${chain.genesisPath}; faucet account ${chain.faucetAddress}`);
+  if (!chain.caTrusted) {
+    options.onLine('launcher', `the genesis ${chain.genesisPath} does not list this node's CA among its trusted roots: certificates this node issues cannot be registered`);
+  }
   if (config.gasEnabled && !chain.faucetFunded) {
     options.onLine('launcher', `GAS_ENABLED: the genesis ${chain.genesisPath} does not fund the faucet key's account: the faucet's transfers will fail`);
   }
@@ -104,6 +107,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       DATABASE_URL: databaseUrl,
       OAUTH_DISCOVERY_URL: discoveryUrl,
       ...(chain.faucetKeyFile ? { FAUCET_KEY_FILE: chain.faucetKeyFile } : {}),
+      NODE_CA_CERT: chain.ca.cert,
+      NODE_CA_KEY: chain.ca.key,
     };
     for (const service of NODE_SERVICES) run(service, `services/${service}/src/main.ts`, serviceEnv);
 

@@ -4,7 +4,10 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { createNodeCa, privateKeyToPem } from '@platform/certs';
 import { keyPairFromPrivateKey, hexToBytes } from '@platform/crypto';
+import { REGISTRY_ADDRESS } from '@platform/identity';
 import { FAUCET_GENESIS_BALANCE, ensureMainGenesis, newMainGenesis } from '../src/index.js';
 
 describe('launcher - the main chain genesis', () => {
@@ -22,13 +25,42 @@ describe('launcher - the main chain genesis', () => {
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(first.faucetAddress).toBe(keyPairFromPrivateKey(hexToBytes(key)).address);
     const genesis = JSON.parse(readFileSync(first.genesisPath, 'utf8'));
-    expect(genesis).toMatchObject({ format: 1, chainId: '', label: 'main', parentChain: null, contracts: [], accounts: [{ address: first.faucetAddress, balance: FAUCET_GENESIS_BALANCE.toString() }] });
+    expect(genesis).toMatchObject({ format: 1, chainId: '', label: 'main', parentChain: null, accounts: [{ address: first.faucetAddress, balance: FAUCET_GENESIS_BALANCE.toString() }] });
     expect(genesis.nonce).toMatch(/^[0-9a-f]{64}$/);
 
     const again = ensureMainGenesis(dir);
     expect(again).toEqual({ ...first, created: false });
     expect(readFileSync(first.genesisPath, 'utf8')).toBe(JSON.stringify(genesis, null, 2) + '\n');
     expect(readFileSync(join(dir, 'faucet.key'), 'utf8').trim()).toBe(key);
+  });
+
+  test('a new network trusts the node CA created in the data dir (O = NODE_ORG) and creates the registry with it', () => {
+    const first = ensureMainGenesis(dir, { organization: 'Acme' });
+    expect(first.ca).toEqual({ cert: join(dir, 'ca', 'node-ca.pem'), key: join(dir, 'ca', 'node-ca.key') });
+    expect(first.caTrusted).toBe(true);
+    expect(statSync(first.ca.key).mode & 0o777).toBe(0o600);
+    const pem = readFileSync(first.ca.cert, 'utf8');
+    const x509 = new X509Certificate(pem);
+    expect(x509.subject).toContain('O=Acme');
+    expect(x509.ca).toBe(true);
+    const genesis = JSON.parse(readFileSync(first.genesisPath, 'utf8'));
+    expect(genesis.trustedRoots).toEqual([pem]);
+    expect(genesis.contracts).toEqual([expect.objectContaining({ address: REGISTRY_ADDRESS, name: 'CertificateRegistry', vm: 'SolidVM', args: { roots: [pem] } })]);
+    // the CA is created once
+    expect(ensureMainGenesis(dir, { organization: 'Acme' }).ca).toEqual(first.ca);
+    expect(readFileSync(first.ca.cert, 'utf8')).toBe(pem);
+  });
+
+  test('NODE_CA_CERT / NODE_CA_KEY give the CA (paths or PEM); a key of another certificate stops the start', () => {
+    const ca = createNodeCa({ organization: 'Given', commonName: 'Given CA' });
+    const files = ensureMainGenesis(dir, { ca: { cert: ca.certificatePem, key: privateKeyToPem(ca.privateKey) } });
+    expect(JSON.parse(readFileSync(files.genesisPath, 'utf8')).trustedRoots).toEqual([ca.certificatePem]);
+    const other = createNodeCa({ organization: 'Other', commonName: 'Other CA' });
+    writeFileSync(join(dir, 'other.key'), privateKeyToPem(other.privateKey));
+    expect(() => ensureMainGenesis(dir, { ca: { cert: ca.certificatePem, key: join(dir, 'other.key') } })).toThrow(/NODE_CA_KEY: the key is not the key of the certificate/);
+    expect(() => ensureMainGenesis(dir, { ca: { cert: ca.certificatePem } })).toThrow(/must be given together/);
+    // a node whose CA the existing genesis does not list is told so
+    expect(ensureMainGenesis(dir, { ca: { cert: other.certificatePem, key: join(dir, 'other.key') } }).caTrusted).toBe(false);
   });
 
   test('an existing genesis is kept as it is: without a key file the transaction service keeps its own faucet key', () => {

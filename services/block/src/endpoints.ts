@@ -1,9 +1,10 @@
 // The block service's request/reply endpoints (contract: libs/bus/src/contracts/block.ts):
 // the account lookup over this node's applied state, and compilation.
-import { BLOCK, handle, type AccountRecord, type Handler } from '@platform/bus';
+import { BLOCK, IDENTITY, handle, type AccountRecord, type Handler } from '@platform/bus';
 import { PlatformError, type ChainId } from '@platform/common';
 import { bytesToHex } from '@platform/crypto';
 import { compileItems } from './compile.js';
+import { identityStatus } from './exec/identity-status.js';
 import { EMPTY_ROOT } from './state/root.js';
 import type { ChainStore } from './state/store.js';
 
@@ -24,6 +25,10 @@ export function blockHandlers(chains: HeldChain[]): Handler[] {
       return accountOf(chain, address);
     }),
     handle(BLOCK.compile, (request) => compileItems(request)),
+    handle(IDENTITY.status, (request) => {
+      const main = byId.get('')!;
+      return identityStatus(main.store, hexField(request?.address, 'address', 20), main.store.head()?.header.number ?? 0);
+    }),
   ];
 }
 

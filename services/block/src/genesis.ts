@@ -7,8 +7,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { BlockHeader, Genesis, Hash, Receipt, WorldState } from '@platform/common';
 import { bytesToHex, keccak256Hex } from '@platform/crypto';
+import { REGISTRY_ADDRESS } from '@platform/identity';
 import { createContract } from '@platform/solidvm';
 import { ZERO_ADDRESS, ZERO_HASH, blockHash } from './block.js';
+import { hooksFor } from './exec/solidvm.js';
 import { EMPTY_ROOT } from './state/root.js';
 
 /** Reads and checks the genesis file. A missing one is an error: which genesis a node runs is never guessed. */
@@ -39,6 +41,12 @@ function validateGenesis(g: Genesis, where: string): void {
     if (!/^[0-9a-f]{40}$/.test(a.address) || !/^\d+$/.test(String(a.balance))) fail(`account ${JSON.stringify(a)} needs a 40-hex address and a decimal balance`);
   }
   if (!Array.isArray(g.contracts)) fail('contracts must be an array');
+  if (!Array.isArray(g.trustedRoots) || g.trustedRoots.some((r) => typeof r !== 'string')) fail('trustedRoots must be an array of PEM certificates');
+  // the registry is created with the network's trusted roots, named once in the file
+  const registry = g.contracts.find((c) => c.address === REGISTRY_ADDRESS);
+  if (registry && JSON.stringify((registry.args as { roots?: unknown }).roots) !== JSON.stringify(g.trustedRoots)) {
+    fail(`the certificate registry (contract at ${REGISTRY_ADDRESS}) must be created with args {"roots": <trustedRoots>}`);
+  }
 }
 
 /** The genesis's identity: Keccak-256 of its JSON (a store built from another genesis is refused). */
@@ -69,7 +77,7 @@ export function applyGenesisState(state: WorldState, g: Genesis): Receipt[] {
       // genesis contracts are the network's own: nothing to pay
       gasEnabled: false,
     };
-    const out = createContract(state, ctx, { creator: ZERO_ADDRESS, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) });
+    const out = createContract(state, ctx, { creator: ZERO_ADDRESS, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) }, { hooks: hooksFor(state, ctx) });
     if (!out.ok || !out.address) throw new Error(`genesis contract ${c.name} could not be created: ${out.message}`);
     relocate(state, out.address, c.address);
     const fix = <T extends { address: string }>(x: T): T => (x.address === out.address ? { ...x, address: c.address } : x);

@@ -7,6 +7,7 @@
 // balance check and the fee gasUsed × gasPrice (also when the VM failed, out
 // of gas included), and plain transfers.
 import { transactionKind, type AccountState, type Address, type EventLog, type ExecutionContext, type ProtocolParams, type Receipt, type Transaction, type VmKind, type WorldState } from '@platform/common';
+import { REGISTRY_ADDRESS, identityOf } from '@platform/identity';
 import { gasTable } from '@platform/solidvm';
 import { ZERO_ADDRESS } from '../block.js';
 import { failedOutcome, type VmExecutors, type VmOutcome } from './vm.js';
@@ -39,15 +40,17 @@ function vmOfMetadata(tx: Transaction): VmKind {
   return tx.metadata.VM === 'SolidVM' ? 'SolidVM' : 'EVM';
 }
 
-function contextOf(env: BlockEnv, tx: Transaction, n: { gasPrice: bigint; gasLimit: bigint; value: bigint }): ExecutionContext {
+function contextOf(state: WorldState, env: BlockEnv, tx: Transaction, n: { gasPrice: bigint; gasLimit: bigint; value: bigint }): ExecutionContext {
   return {
     chainId: env.chainId,
     block: { number: env.number, timestamp: env.timestamp, coinbase: ZERO_ADDRESS },
     tx: { hash: tx.hash, origin: tx.from, gasPrice: n.gasPrice, gasLimit: n.gasLimit, value: n.value },
-    // until the identity issue brings the certificate registry, the submitter admission recorded
-    identity: tx.submitter
-      ? { username: tx.submitter.username, organization: tx.submitter.organization ?? '', organizationalUnit: '', certificate: '' }
-      : null,
+    // The sender's registered certificate, read from the state being executed
+    // (never from what admission recorded), so every node agrees. Calls into
+    // the registry run without one: the Certificate contracts they create
+    // belong to the network, not to the caller's organization (cirrus names
+    // tables after the creator's organization).
+    identity: tx.to === REGISTRY_ADDRESS ? null : identityOf(state, tx.from, env.timestamp),
     protocol: env.protocol,
     gasEnabled: env.gasEnabled,
   };
@@ -140,7 +143,7 @@ export async function executeTransaction(state: WorldState, tx: Transaction, env
     }
   }
 
-  const ctx = contextOf(env, tx, amounts);
+  const ctx = contextOf(state, env, tx, amounts);
   let out: VmOutcome;
   state.checkpoint();
   try {

@@ -4,12 +4,13 @@
 // function in metadata.funcName with metadata.args (JSON text or "(1,2)").
 import type { ExecutionContext, Transaction, WorldState } from '@platform/common';
 import { hexToBytes, recoverAddress } from '@platform/crypto';
+import { REGISTRY_ADDRESS, identityHooks, isReservedContractName } from '@platform/identity';
 import { callContract, createContract, type SolidVMHooks } from '@platform/solidvm';
 import { failedOutcome, type VmExecutor, type VmOutcome } from './vm.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const hooks: SolidVMHooks = {
+const baseHooks: SolidVMHooks = {
   // the node's native secp256k1 instead of the interpreter's own
   ecrecover(hash, v, r, s) {
     if (v !== 27 && v !== 28) return undefined;
@@ -21,6 +22,35 @@ const hooks: SolidVMHooks = {
   },
   parentChain: () => null,
 };
+
+/** The hooks of one transaction: the identity built-ins read the registry in the state being executed, at the block's time. */
+export function hooksFor(state: WorldState, ctx: ExecutionContext): SolidVMHooks {
+  return { ...baseHooks, ...identityHooks(state, ctx.block.timestamp) };
+}
+
+/**
+ * System contract names (the registry's) are reserved (CONVENTIONS.md): a
+ * transaction that creates a contract of such a name, directly or with `new`,
+ * fails unless it is the registry's own call. Run inside a checkpoint so that
+ * such a failure leaves nothing behind.
+ */
+function guarded(state: WorldState, tx: Transaction, run: () => VmOutcome): VmOutcome {
+  state.checkpoint();
+  let out: VmOutcome;
+  try {
+    out = run();
+  } catch (err) {
+    state.revert();
+    throw err;
+  }
+  const reserved = tx.to === REGISTRY_ADDRESS ? undefined : out.contractsCreated.find((c) => isReservedContractName(c.name));
+  if (reserved) {
+    state.revert();
+    return failedOutcome(`the contract name ${reserved.name} is reserved for the platform's system contracts: choose another name`);
+  }
+  state.commit();
+  return out;
+}
 
 /** The source of a creation: plain text, or `{fileName: source}` sent as its JSON. */
 function sourceOf(initOrData: string): string | Record<string, string> {
@@ -50,12 +80,17 @@ export const solidVmExecutor: VmExecutor = {
     } catch {
       return failedOutcome('the contract source (initOrData) is not valid UTF-8');
     }
-    return createContract(state, ctx, { creator: tx.from, src, contractName, args: tx.metadata.args, nonce: BigInt(tx.nonce) }, { hooks });
+    if (isReservedContractName(contractName)) {
+      return failedOutcome(`the contract name ${contractName} is reserved for the platform's system contracts: choose another name`);
+    }
+    const hooks = hooksFor(state, ctx);
+    return guarded(state, tx, () => createContract(state, ctx, { creator: tx.from, src, contractName, args: tx.metadata.args, nonce: BigInt(tx.nonce) }, { hooks }));
   },
 
   call(state: WorldState, ctx: ExecutionContext, tx: Transaction): VmOutcome {
     const method = tx.metadata.funcName;
     if (!method) return failedOutcome('a SolidVM function call needs the function name (metadata.funcName)');
-    return callContract(state, ctx, { caller: tx.from, address: tx.to!, method, args: tx.metadata.args }, { hooks });
+    const hooks = hooksFor(state, ctx);
+    return guarded(state, tx, () => callContract(state, ctx, { caller: tx.from, address: tx.to!, method, args: tx.metadata.args }, { hooks }));
   },
 };

@@ -1,0 +1,10 @@
+// @platform/identity: the certificate registry (its SolidVM source and where
+// it lives), the X.509 built-ins SolidVM calls, reads of the registry's
+// state, and the rules shared by the services. See README.md.
+export { REGISTRY_ADDRESS, REGISTRY_CONTRACT, CERTIFICATE_CONTRACT, REGISTRY_SOURCE } from './registry-source.js';
+export { certificateFields, certificateSignedBy, certificateSignedByKey, signatureValid } from './hooks.js';
+export { certificateContractOf, userCertFields, validCertificateOf, type RegisteredCertificate } from './state.js';
+export { RESERVED_CONTRACT_NAMES, isReservedContractName, isRegistration, REGISTER_FUNCTION } from './rules.js';
+export { registryGenesisContract } from './genesis.js';
+export { identityHooks, identityOf, type IdentityHooks } from './vm-hooks.js';
+export { nodeCaFiles, readNodeCa, type NodeCaFiles, type NodeCaSource } from './node-ca.js';

@@ -1,0 +1,148 @@
+// The certificate registry: SolidVM source of the system contracts deployed
+// at genesis at REGISTRY_ADDRESS (CONVENTIONS.md "Accounts and identity").
+// Every registered certificate is its own `Certificate` contract, created by
+// the registry with `new`, so that cirrus indexes one row per certificate in
+// the `Certificate` table with the columns the spec names.
+//
+// The X.509 work (parsing, signatures) is done by the node's built-ins
+// (`parseCert`, `verifyCertSignedBy`; see ./hooks.ts); the rules (who is
+// trusted, validity at the block's time, duplicates, revocation) are here,
+// in the chain's state, so every node decides the same.
+
+/** Address of the registry on the main chain. */
+export const REGISTRY_ADDRESS = '0000000000000000000000000000000000000509';
+export const REGISTRY_CONTRACT = 'CertificateRegistry';
+export const CERTIFICATE_CONTRACT = 'Certificate';
+
+export const REGISTRY_SOURCE = `pragma solidvm 3.4;
+
+contract Certificate {
+    // the registry lives at a fixed address (its genesis creation moves it there)
+    address constant REGISTRY = 0x0000000000000000000000000000000000000509;
+    address public userAddress;
+    string public commonName;
+    string public organization;
+    string public organizationalUnit;
+    string public country;
+    string public publicKey;
+    string public certificateString;
+    address public parent;
+    string public serialNumber;
+    uint public notBefore;
+    uint public expirationDate;
+    bool public isCa;
+    bool public isRoot;
+    bool public isValid;
+
+    constructor(string _certificateString, address _parent, bool _isRoot) {
+        mapping(string => string) c = parseCert(_certificateString);
+        userAddress = address(c["userAddress"]);
+        commonName = c["commonName"];
+        organization = c["organization"];
+        organizationalUnit = c["organizationalUnit"];
+        country = c["country"];
+        publicKey = c["publicKey"];
+        certificateString = c["certificateString"];
+        serialNumber = c["serialNumber"];
+        notBefore = uint(c["notBefore"], 10);
+        expirationDate = uint(c["notAfter"], 10);
+        isCa = c["isCa"] == "true";
+        parent = _parent;
+        isRoot = _isRoot;
+        isValid = true;
+    }
+
+    function revoke() public {
+        require(msg.sender == REGISTRY, "only the certificate registry revokes a certificate");
+        isValid = false;
+    }
+
+    function validAt(uint t) public view returns (bool) {
+        return isValid && notBefore <= t && t <= expirationDate;
+    }
+}
+
+contract CertificateRegistry {
+    // a user's address -> its Certificate contract (the latest registered)
+    mapping(address => address) certificates;
+    // Certificate contracts that may issue: the trusted roots, then registered CA certificates
+    address[] authorities;
+    // "<issuer address>:<serial>" of every certificate ever registered, revoked ones included
+    mapping(string => bool) seen;
+    uint public certificateCount;
+
+    event CertificateRegistered(address userAddress, string commonName, string organization, string organizationalUnit, address certificate);
+    event CertificateRevoked(address userAddress, address certificate);
+
+    constructor(string[] roots) {
+        for (uint i = 0; i < roots.length; i++) {
+            mapping(string => string) c = parseCert(roots[i]);
+            require(c["error"] == "", "trusted root " + string(i) + ": " + c["error"]);
+            require(c["isCa"] == "true", "trusted root " + string(i) + " is not a CA certificate");
+            address user = address(c["userAddress"]);
+            Certificate cert = new Certificate(roots[i], user, true);
+            certificates[user] = address(cert);
+            seen[string(user) + ":" + c["serialNumber"]] = true;
+            authorities.push(address(cert));
+            certificateCount++;
+            emit CertificateRegistered(user, c["commonName"], c["organization"], c["organizationalUnit"], address(cert));
+        }
+    }
+
+    // Registers the sender's certificate: its public key must be the sender's
+    // (so the certificate names exactly this account), and a trusted root or
+    // a registered CA must have issued it.
+    function registerCertificate(string newCertificateString) public returns (address) {
+        mapping(string => string) c = parseCert(newCertificateString);
+        require(c["error"] == "", "not a valid certificate: " + c["error"]);
+        address user = address(c["userAddress"]);
+        require(user == msg.sender, "the certificate is for the key of " + string(user) + ", not the sender's: an account registers its own certificate");
+        require(uint(c["notAfter"], 10) >= block.timestamp, "the certificate has expired");
+        require(uint(c["notBefore"], 10) <= block.timestamp, "the certificate is not valid yet");
+
+        address issuer = address(0);
+        bool nameMatched = false;
+        for (uint i = 0; i < authorities.length && issuer == address(0); i++) {
+            Certificate a = Certificate(authorities[i]);
+            if (!a.validAt(block.timestamp)) continue;
+            if (a.commonName() == c["issuerCommonName"] && a.organization() == c["issuerOrganization"]) nameMatched = true;
+            if (verifyCertSignedBy(newCertificateString, a.certificateString())) issuer = a.userAddress();
+        }
+        require(issuer != address(0), nameMatched
+            ? "the certificate's signature does not verify under its issuer's key"
+            : "the certificate is not issued by a trusted root or a registered CA: its issuer CN=" + c["issuerCommonName"] + ", O=" + c["issuerOrganization"] + " is unknown");
+
+        string key = string(issuer) + ":" + c["serialNumber"];
+        require(!seen[key], "this certificate was registered before");
+        address current = certificates[user];
+        if (current != address(0)) {
+            require(!Certificate(current).validAt(block.timestamp), "address " + string(user) + " already has a valid certificate: revoke it first");
+        }
+
+        Certificate cert = new Certificate(newCertificateString, issuer, false);
+        certificates[user] = address(cert);
+        seen[key] = true;
+        if (c["isCa"] == "true") authorities.push(address(cert));
+        certificateCount++;
+        emit CertificateRegistered(user, c["commonName"], c["organization"], c["organizationalUnit"], address(cert));
+        return address(cert);
+    }
+
+    // The certificate's own address or its issuer may revoke it; a revoked
+    // certificate never counts again (not even registered anew).
+    function revokeCertificate(address userAddress) public {
+        address current = certificates[userAddress];
+        require(current != address(0), "address " + string(userAddress) + " has no certificate");
+        Certificate cert = Certificate(current);
+        require(cert.isValid(), "the certificate of " + string(userAddress) + " is already revoked");
+        require(msg.sender == userAddress || msg.sender == cert.parent(), "only the certificate's owner or its issuer may revoke it");
+        cert.revoke();
+        emit CertificateRevoked(userAddress, current);
+    }
+
+    // The Certificate contract registered for an address (the zero address if none).
+    function getUserCert(address userAddress) public view returns (address) {
+        return certificates[userAddress];
+    }
+}
+`;

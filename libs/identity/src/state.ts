@@ -1,0 +1,70 @@
+// Reads of the registry's state straight from a WorldState, for the node's
+// own use (the sender's identity of every transaction, `getUserCert`, the
+// transaction service's admission check): a few storage reads instead of a
+// contract call. The storage paths are SolidVM's (state by path, values as
+// text; see libs/solidvm README "Storage model"); test/registry.test.ts pins
+// them against the contract as SolidVM runs it.
+import type { WorldState } from '@platform/common';
+import { REGISTRY_ADDRESS } from './registry-source.js';
+
+type Storage = Pick<WorldState, 'getStorage'>;
+
+/** What the registry holds for an address whose certificate is valid. */
+export interface RegisteredCertificate {
+  /** the Certificate contract */
+  certificate: string;
+  userAddress: string;
+  commonName: string;
+  organization: string;
+  organizationalUnit: string;
+  country: string;
+  publicKey: string;
+  certificateString: string;
+  parent: string;
+  serialNumber: string;
+  /** seconds since the epoch */
+  notBefore: number;
+  expirationDate: number;
+}
+
+const TEXT_FIELDS = ['commonName', 'organization', 'organizationalUnit', 'country', 'publicKey', 'certificateString', 'parent', 'serialNumber'] as const;
+
+/** The Certificate contract registered for `address` (valid or not), or null. */
+export function certificateContractOf(state: Storage, address: string): string | null {
+  return state.getStorage(REGISTRY_ADDRESS, `.certificates<${address}>`) ?? null;
+}
+
+/**
+ * The certificate of `address` if it is registered, not revoked, and valid at
+ * `at` (seconds since the epoch); else null.
+ */
+export function validCertificateOf(state: Storage, address: string, at: number): RegisteredCertificate | null {
+  const certificate = certificateContractOf(state, address);
+  if (!certificate) return null;
+  if (state.getStorage(certificate, '.isValid') !== 'true') return null;
+  const notBefore = Number(state.getStorage(certificate, '.notBefore') ?? '0');
+  const expirationDate = Number(state.getStorage(certificate, '.expirationDate') ?? '0');
+  if (at < notBefore || at > expirationDate) return null;
+  const out = { certificate, userAddress: address, notBefore, expirationDate } as RegisteredCertificate;
+  for (const f of TEXT_FIELDS) out[f] = state.getStorage(certificate, `.${f}`) ?? '';
+  return out;
+}
+
+/** `getUserCert(address)`'s mapping: the fields of a valid certificate as text, or an empty mapping. */
+export function userCertFields(state: Storage, address: string, at: number): Record<string, string> | undefined {
+  const c = validCertificateOf(state, address, at);
+  if (!c) return undefined;
+  return {
+    userAddress: c.userAddress,
+    commonName: c.commonName,
+    organization: c.organization,
+    organizationalUnit: c.organizationalUnit,
+    country: c.country,
+    publicKey: c.publicKey,
+    certificateString: c.certificateString,
+    parent: c.parent,
+    serialNumber: c.serialNumber,
+    expirationDate: String(c.expirationDate),
+    certificate: c.certificate,
+  };
+}

@@ -1,0 +1,35 @@
+// The identity hooks SolidVM calls (libs/solidvm `SolidVMHooks`), bound to
+// the world state being executed and the block's time, so that every node
+// executing the block computes the same thing.
+import type { WorldState } from '@platform/common';
+import { certificateFields, certificateSignedBy, certificateSignedByKey, signatureValid } from './hooks.js';
+import { userCertFields, validCertificateOf } from './state.js';
+
+export interface IdentityHooks {
+  getUserCert(address: string): Record<string, string> | undefined;
+  parseCert(pem: string): Record<string, string> | undefined;
+  verifyCert(cert: string, pubkey: string): boolean;
+  verifyCertSignedBy(cert: string, signerCert: string): boolean;
+  verifySignature(hash: string, signature: string, pubkey: string): boolean;
+}
+
+/** `at`: the block's timestamp, seconds. */
+export function identityHooks(state: Pick<WorldState, 'getStorage'>, at: number): IdentityHooks {
+  return {
+    getUserCert: (address) => userCertFields(state, address, at),
+    parseCert: certificateFields,
+    verifyCert: certificateSignedByKey,
+    verifyCertSignedBy: certificateSignedBy,
+    verifySignature: signatureValid,
+  };
+}
+
+/** The sender's identity of a transaction (`tx.username` and friends): its valid registered certificate, or null. */
+export function identityOf(
+  state: Pick<WorldState, 'getStorage'>,
+  address: string,
+  at: number,
+): { username: string; organization: string; organizationalUnit: string; certificate: string } | null {
+  const c = validCertificateOf(state, address, at);
+  return c ? { username: c.commonName, organization: c.organization, organizationalUnit: c.organizationalUnit, certificate: c.certificateString } : null;
+}

@@ -1,0 +1,160 @@
+// The certificate registry as the block service runs it: created at genesis
+// with the trusted roots, registrations and revocations executed by SolidVM
+// with the node's identity built-ins, and every transaction's identity read
+// from the registry's state.
+import { createNodeCa, issueCertificate, type NodeCa } from '@platform/certs';
+import { DEFAULT_PROTOCOL, type Genesis, type Receipt, type Transaction } from '@platform/common';
+import { REGISTRY_ADDRESS, registryGenesisContract, validCertificateOf } from '@platform/identity';
+import { MemoryWorldState, readContractState } from '@platform/solidvm';
+import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
+import { applyGenesisState } from '../src/genesis.js';
+import { DEFAULT_EXECUTORS } from '../src/index.js';
+import { Account } from './helpers.js';
+
+const NOW = Math.floor(Date.now() / 1000);
+
+function genesisWith(roots: string[]): Genesis {
+  return {
+    format: 1,
+    chainId: '',
+    label: 'main',
+    timestamp: NOW,
+    parentChain: null,
+    nonce: '00'.repeat(32),
+    protocol: DEFAULT_PROTOCOL,
+    trustedRoots: roots,
+    accounts: [],
+    contracts: [registryGenesisContract(roots)],
+    members: [],
+    creator: null,
+  };
+}
+
+class Net {
+  readonly state = new MemoryWorldState('');
+  readonly genesis: Receipt[];
+  private block = 1;
+  constructor(readonly ca: NodeCa, extraRoots: string[] = []) {
+    this.genesis = applyGenesisState(this.state, genesisWith([ca.certificatePem, ...extraRoots]));
+  }
+
+  async run(tx: Transaction, timestamp = NOW + this.block): Promise<Receipt> {
+    const env: BlockEnv = { chainId: '', number: this.block++, timestamp, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: DEFAULT_EXECUTORS, isExecuted: () => false };
+    return (await executeBlock(this.state, [tx], env)).receipts[0];
+  }
+
+  register(account: Account, pem: string, timestamp?: number): Promise<Receipt> {
+    return this.run(account.call(REGISTRY_ADDRESS, 'registerCertificate', { newCertificateString: pem }), timestamp);
+  }
+
+  issue(account: Account, subject: { commonName: string; organization?: string; organizationalUnit?: string }, opts = {}): string {
+    return issueCertificate({ ...subject, publicKey: account.key.publicKey }, this.ca, opts);
+  }
+}
+
+const WHO = `contract Who {
+  string public name; string public org; string public unit;
+  constructor() { name = tx.username; org = tx.organization; unit = tx.organizationalUnit; }
+  function certOf(address a) public returns (string) { return getUserCert(a)["commonName"] + "/" + getUserCert(a)["organization"]; }
+}`;
+
+describe('the certificate registry', () => {
+  const ca = createNodeCa({ organization: 'Acme', commonName: 'Acme node CA' });
+
+  test('genesis registers the trusted roots as root Certificate contracts', () => {
+    const net = new Net(ca);
+    const created = net.genesis[0].contractsCreated;
+    expect(created.map((c) => c.name)).toEqual(['CertificateRegistry', 'Certificate']);
+    expect(created[0].address).toBe(REGISTRY_ADDRESS);
+    const root = validCertificateOf(net.state, ca.certificate.address, NOW);
+    expect(root).toMatchObject({ commonName: 'Acme node CA', organization: 'Acme', parent: ca.certificate.address });
+    expect(readContractState(net.state, root!.certificate)).toMatchObject({ isRoot: true, isCa: true, isValid: true, userAddress: ca.certificate.address });
+  });
+
+  test('a registered certificate is the sender identity of its later transactions, tx.* and getUserCert', async () => {
+    const net = new Net(ca);
+    const alice = new Account();
+    const before = await net.run(alice.create(WHO, 'Who'));
+    expect(before.status).toBe('Success');
+    expect(before.contractsCreated[0].creatorOrg).toBeNull();
+    const reg = await net.register(alice, net.issue(alice, { commonName: 'alice', organization: 'Acme', organizationalUnit: 'Sales' }));
+    expect(reg).toMatchObject({ status: 'Success' });
+    const cert = reg.contractsCreated.find((c) => c.name === 'Certificate')!;
+    // the registry's Certificate contracts belong to no organization (one cirrus table)
+    expect(cert).toMatchObject({ creatorOrg: null, appName: 'CertificateRegistry' });
+    expect(reg.stateChanges.find((s) => s.address === cert.address)?.state).toMatchObject({ commonName: 'alice', organization: 'Acme', organizationalUnit: 'Sales', isValid: true, userAddress: alice.address, parent: ca.certificate.address });
+    const after = await net.run(alice.create(WHO, 'Who'));
+    expect(after.contractsCreated[0].creatorOrg).toBe('Acme');
+    expect(after.stateChanges[0].state).toMatchObject({ name: 'alice', org: 'Acme', unit: 'Sales' });
+    const call = await net.run(alice.call(after.contractsCreated[0].address, 'certOf', { a: alice.address }));
+    expect(call.returnValues).toEqual(['alice/Acme']);
+  });
+
+  test('refusals: malformed, another key, untrusted self-signed, wrong signature, expired, duplicate, revoked', async () => {
+    const net = new Net(ca);
+    const alice = new Account();
+    const bob = new Account();
+    const expectFailure = async (r: Promise<Receipt>, message: RegExp) => {
+      const receipt = await r;
+      expect(receipt.status).toBe('Failure');
+      expect(receipt.message).toMatch(message);
+      expect(receipt.contractsCreated).toEqual([]);
+    };
+    await expectFailure(net.register(alice, 'not a certificate'), /not a valid certificate: BAD_PEM/);
+    await expectFailure(net.register(alice, net.issue(bob, { commonName: 'bob' })), /not the sender's/);
+    const rogue = createNodeCa({ organization: 'Rogue', commonName: 'Acme node CA' });
+    await expectFailure(net.register(alice, issueCertificate({ commonName: 'alice', publicKey: alice.key.publicKey }, rogue)), /unknown|does not verify/);
+    const rogueSameName = createNodeCa({ organization: 'Acme', commonName: 'Acme node CA' });
+    await expectFailure(net.register(alice, issueCertificate({ commonName: 'alice', publicKey: alice.key.publicKey }, rogueSameName)), /signature does not verify/);
+    const self = createNodeCa({ organization: 'Acme', commonName: 'alice' }, { privateKey: alice.key.privateKey });
+    await expectFailure(net.register(alice, self.certificatePem), /not issued by a trusted root/);
+    const expired = net.issue(alice, { commonName: 'alice' }, { notBefore: new Date((NOW - 7200) * 1000), notAfter: new Date((NOW - 3600) * 1000) });
+    await expectFailure(net.register(alice, expired), /expired/);
+
+    const pem = net.issue(alice, { commonName: 'alice', organization: 'Acme' });
+    expect((await net.register(alice, pem)).status).toBe('Success');
+    await expectFailure(net.register(alice, pem), /registered before/);
+    await expectFailure(net.register(alice, net.issue(alice, { commonName: 'alice2' })), /already has a valid certificate/);
+    expect(validCertificateOf(net.state, alice.address, NOW + 100)).not.toBeNull();
+
+    // only the owner or the issuer revokes; a revoked certificate never comes back
+    await expectFailure(net.run(bob.call(REGISTRY_ADDRESS, 'revokeCertificate', { userAddress: alice.address })), /only the certificate's owner or its issuer/);
+    expect((await net.run(alice.call(REGISTRY_ADDRESS, 'revokeCertificate', { userAddress: alice.address }))).status).toBe('Success');
+    expect(validCertificateOf(net.state, alice.address, NOW + 100)).toBeNull();
+    await expectFailure(net.register(alice, pem), /registered before/);
+    // a new certificate after revocation is accepted
+    expect((await net.register(alice, net.issue(alice, { commonName: 'alice', organization: 'Acme' }))).status).toBe('Success');
+  });
+
+  test('a certificate stops counting once it expires', async () => {
+    const net = new Net(ca);
+    const alice = new Account();
+    const pem = net.issue(alice, { commonName: 'alice' }, { notBefore: new Date((NOW - 10) * 1000), notAfter: new Date((NOW + 50) * 1000) });
+    expect((await net.register(alice, pem)).status).toBe('Success');
+    expect(validCertificateOf(net.state, alice.address, NOW + 10)).not.toBeNull();
+    expect(validCertificateOf(net.state, alice.address, NOW + 51)).toBeNull();
+  });
+
+  test('the system contract names are reserved, directly and through new', async () => {
+    const net = new Net(ca);
+    const alice = new Account();
+    const direct = await net.run(alice.create('contract Certificate { uint x; }', 'Certificate'));
+    expect(direct).toMatchObject({ status: 'Failure' });
+    expect(direct.message).toMatch(/reserved/);
+    const nested = await net.run(alice.create('contract CertificateRegistry { } contract Maker { constructor() { new CertificateRegistry(); } }', 'Maker'));
+    expect(nested).toMatchObject({ status: 'Failure', contractsCreated: [] });
+    expect(nested.message).toMatch(/CertificateRegistry is reserved/);
+  });
+
+  test('a genesis whose registry roots differ from trustedRoots is refused', async () => {
+    const { loadGenesis } = await import('../src/genesis.js');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'genesis-'));
+    const g = genesisWith([ca.certificatePem]);
+    g.trustedRoots = [];
+    writeFileSync(join(dir, 'genesis.json'), JSON.stringify(g));
+    expect(() => loadGenesis(join(dir, 'genesis.json'))).toThrow(/must be created with args/);
+  });
+});
