@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from './ports.js';
@@ -35,6 +35,10 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
   mkdirSync(options.dataDir, { recursive: true });
   // as root the server runs as the `postgres` user, which must be able to reach its cluster
   if (process.getuid?.() === 0) chmodSync(options.dataDir, statSync(options.dataDir).mode | 0o711);
+  if (process.getuid?.() === 0) {
+    assertTraversableByOthers(postgresBinary());
+    assertTraversableByOthers(options.dataDir);
+  }
   const fresh = !existsSync(join(clusterDir, 'PG_VERSION'));
   if (fresh || !existsSync(secretFile)) writeFileSync(secretFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = readFileSync(secretFile, 'utf8').trim();
@@ -137,6 +141,20 @@ async function runServer(clusterDir: string, port: number, onLog: (line: string)
     await exited;
     clearTimeout(killer);
   };
+}
+
+/**
+ * As root, initdb and the server run as the `postgres` user: every directory
+ * above the binaries and the cluster must be searchable by others, or the
+ * start fails with a bare EACCES from spawn. Say which directory and the fix.
+ */
+function assertTraversableByOthers(path: string): void {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) {
+      throw new Error(`PostgreSQL runs as the postgres user, which cannot reach ${path}: ${dir} is not searchable by others (run \`chmod o+x ${dir}\` or use a directory under a world-searchable path)`);
+    }
+    if (dir === dirname(dir)) return;
+  }
 }
 
 function postgresUserIds(): { uid: number; gid: number } {
