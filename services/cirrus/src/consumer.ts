@@ -7,7 +7,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { consumeExecResults } from '@platform/bus';
 import type { ExecResult, Logger } from '@platform/common';
 import { inTransaction, type Client, type Db } from './db.js';
-import { applyExecResult } from './indexer.js';
+import { applyExecResult, type IndexOptions } from './indexer.js';
 
 export const CIRRUS_CONSUMER = 'cirrus';
 /**
@@ -25,10 +25,10 @@ async function lockProgress(client: Client): Promise<number> {
 }
 
 /** Applies the ExecResult at stream sequence `seq`; false when that sequence was applied before. */
-export async function indexExecResult(pool: Db, seq: number, exec: ExecResult, logger: Logger): Promise<boolean> {
+export async function indexExecResult(pool: Db, seq: number, exec: ExecResult, logger: Logger, options: IndexOptions): Promise<boolean> {
   return inTransaction(pool, async (client) => {
     if (seq <= (await lockProgress(client))) return false;
-    await applyExecResult(client, seq, exec, (fields, message) => logger.warn({ ...fields, seq }, message));
+    await applyExecResult(client, seq, exec, (fields, message) => logger.warn({ ...fields, seq }, message), options);
     await client.query('UPDATE cirrus.progress SET last_seq = $2 WHERE consumer = $1', [CIRRUS_CONSUMER, seq]);
     return true;
   });
@@ -44,6 +44,7 @@ export async function startIndexer(options: {
   js: JetStreamClient;
   pool: Db;
   logger: Logger;
+  index: IndexOptions;
   heartbeatMs?: number;
   onApplied?: (seq: number) => void;
 }): Promise<{ stop(): Promise<void> }> {
@@ -54,7 +55,7 @@ export async function startIndexer(options: {
     logger,
     heartbeatMs: options.heartbeatMs ?? EXEC_HEARTBEAT_MS,
     work: 'indexing an execution result',
-    apply: (seq, exec) => indexExecResult(pool, seq, exec, logger),
+    apply: (seq, exec) => indexExecResult(pool, seq, exec, logger, options.index),
     ...(options.onApplied ? { afterAck: options.onApplied } : {}),
   });
 }

@@ -1,22 +1,28 @@
 // Cirrus's PostgreSQL schema `cirrus`: migrated at every start under an
 // advisory lock (instances starting together migrate one after the other).
-// The fixed tables are the catalogue (`cirrus.tables`: API name → internal
-// SQL identifier and columns) and the consumer's progress; the indexed
+// The fixed tables are the catalogue (`cirrus.tables`, `cirrus.names`: API
+// name → internal SQL identifier and columns), the contract accounts and
+// the consumer's progress; the indexed
 // tables themselves (`cirrus.c_<n>`) are created by the indexer as contracts
 // appear, never named after anything a user wrote.
 import pg from 'pg';
 
 const MIGRATION_LOCK = 0x63697272; // "cirr"
 
+interface Migration {
+  sql: string;
+  /** the read model's shape changed: on an existing schema, drop it and rebuild it from `exec.*` */
+  rebuild?: true;
+}
+
 // Append only: an applied migration is never edited; a change is a new entry.
-const MIGRATIONS: string[] = [
-  `CREATE TABLE cirrus.progress (
+const MIGRATIONS: Migration[] = [
+  {
+    sql: `CREATE TABLE cirrus.progress (
      consumer text PRIMARY KEY,
      last_seq bigint NOT NULL
    );
    CREATE SEQUENCE cirrus.table_ids;
-   -- every indexed table: the API name clients write, the SQL table holding it,
-   -- its columns as [apiName, sqlName, type, origin] in select-* order
    CREATE TABLE cirrus.tables (
      api_name text PRIMARY KEY,
      sql_name text NOT NULL UNIQUE,
@@ -25,14 +31,49 @@ const MIGRATIONS: string[] = [
      columns jsonb NOT NULL,
      created_seq bigint NOT NULL
    );
-   -- every indexed contract account and its table (a selfdestruct's state
-   -- change may not name the contract any more)
    CREATE TABLE cirrus.contracts (
      address text NOT NULL,
      chain_id text NOT NULL,
      contract text NOT NULL,
      PRIMARY KEY (address, chain_id)
    );`,
+  },
+  {
+    // table families and versions, side tables, the names tables answer to
+    rebuild: true,
+    sql: `DROP TABLE cirrus.tables;
+   DROP TABLE cirrus.contracts;
+   -- every indexed table: internal name, family (the API base name), version
+   -- (0 for event tables), kind, member (event or variable of a side table),
+   -- bare contract name, columns as [apiName, sqlName, type, origin] in
+   -- select-* order, and a contract table's variables with their shapes
+   CREATE TABLE cirrus.tables (
+     sql_name text PRIMARY KEY,
+     family text NOT NULL,
+     version integer NOT NULL,
+     kind text NOT NULL CHECK (kind IN ('contract', 'history', 'event', 'side')),
+     member text NOT NULL,
+     contract text NOT NULL,
+     columns jsonb NOT NULL,
+     vars jsonb NOT NULL,
+     created_seq bigint NOT NULL,
+     UNIQUE (family, version, kind, member)
+   );
+   CREATE INDEX ON cirrus.tables (contract) WHERE kind = 'contract';
+   -- every API name and the table it designates
+   CREATE TABLE cirrus.names (
+     api_name text PRIMARY KEY,
+     sql_name text NOT NULL REFERENCES cirrus.tables (sql_name)
+   );
+   -- every contract account created and its table (NULL: not indexed, e.g. EVM
+   -- without INDEX_EVM); a selfdestruct's state change may not name the contract any more
+   CREATE TABLE cirrus.contracts (
+     address text NOT NULL,
+     chain_id text NOT NULL,
+     sql_name text,
+     PRIMARY KEY (address, chain_id)
+   );`,
+  },
 ];
 
 export type Db = pg.Pool;
@@ -42,17 +83,40 @@ export function createPool(databaseUrl: string): Db {
   return new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, application_name: 'cirrus' });
 }
 
-export async function migrate(pool: Db): Promise<void> {
-  await inTransaction(pool, async (client) => {
+/**
+ * Brings the schema up to date; answers whether the read model must be
+ * rebuilt from the stream (a migration changed its shape on an existing
+ * schema: the schema was dropped and created anew, the caller replays `exec.*`).
+ */
+export async function migrate(pool: Db): Promise<{ rebuild: boolean }> {
+  return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query('CREATE SCHEMA IF NOT EXISTS cirrus');
     await client.query('CREATE TABLE IF NOT EXISTS cirrus.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
     const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM cirrus.migrations');
-    for (let version = (rows[0].version ?? 0) + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1]);
+    const current = rows[0].version ?? 0;
+    const rebuild = current > 0 && MIGRATIONS.slice(current).some((m) => m.rebuild);
+    if (rebuild) await dropSchema(client);
+    for (let version = rebuild ? 1 : current + 1; version <= MIGRATIONS.length; version++) {
+      await client.query(MIGRATIONS[version - 1].sql);
       await client.query('INSERT INTO cirrus.migrations (version) VALUES ($1)', [version]);
     }
+    return { rebuild };
   });
+}
+
+/** The read model gone: the schema dropped and created empty (for a rebuild from the stream). */
+export async function dropReadModel(pool: Db): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await dropSchema(client);
+  });
+}
+
+async function dropSchema(client: Client): Promise<void> {
+  await client.query('DROP SCHEMA IF EXISTS cirrus CASCADE');
+  await client.query('CREATE SCHEMA cirrus');
+  await client.query('CREATE TABLE cirrus.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
 }
 
 /** Runs `work` in one database transaction: committed when it returns, rolled back when it throws. */

@@ -8,7 +8,7 @@ import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, startIndexer } from './consumer.js';
 import { CIRRUS } from '@platform/bus';
-import { createPool, migrate } from './db.js';
+import { createPool, dropReadModel, migrate } from './db.js';
 import { search } from './search.js';
 
 export { CIRRUS_CONSUMER, appliedSequence } from './consumer.js';
@@ -21,6 +21,8 @@ export interface CirrusOptions {
   databaseUrl: string;
   /** how long an exec message may stay unacknowledged before redelivery; default EXEC_ACK_WAIT_MS (5 s) */
   execAckWaitMs?: number;
+  /** drop the read model and rebuild it from the first message of `exec.*` (run with no other instance) */
+  reindex?: boolean;
   /** tests: called after each exec message is applied (or found applied) and acknowledged */
   onApplied?: (seq: number) => void;
 }
@@ -32,6 +34,16 @@ export interface RunningCirrus {
 
 const VERSION = '0.1.0';
 
+async function deleteConsumer(jsm: Awaited<ReturnType<typeof streamManager>>, durable: string): Promise<void> {
+  try {
+    await jsm.consumers.delete(STREAMS.exec.name, durable);
+  } catch (err) {
+    // 10014: there was none (a first start)
+    const e = err as { api_error?: { err_code?: number }; message?: string };
+    if (e?.api_error?.err_code !== 10014 && !/consumer not found/i.test(String(e?.message ?? ''))) throw err;
+  }
+}
+
 export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus> {
   const { logger } = options;
   const undo: Array<() => Promise<unknown>> = [];
@@ -39,14 +51,21 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
   pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
   undo.unshift(() => pool.end());
   try {
-    await migrate(pool);
+    if (options.reindex) {
+      await dropReadModel(pool);
+      logger.info('reindex: the read model was dropped; it is rebuilt from the first execution result');
+    }
+    const { rebuild } = await migrate(pool);
+    if (rebuild) logger.info('the read model changed shape; it is rebuilt from the first execution result');
     const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', logger });
     undo.unshift(() => nc.drain());
     const jsm = await streamManager(nc);
     await ensureStream(jsm, STREAMS.exec);
     const ackWaitMs = options.execAckWaitMs ?? EXEC_ACK_WAIT_MS;
+    // a rebuilt model starts from the stream's first message: a new consumer delivers everything again
+    if (options.reindex || rebuild) await deleteConsumer(jsm, CIRRUS_CONSUMER);
     await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: 1 });
-    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
+    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
     undo.unshift(() => indexer.stop());
     const service = await serve(nc, { name: 'cirrus', version: VERSION, description: 'the indexed read model and its query endpoint', logger }, [
       handle(CIRRUS.search, (request) => search(pool, request)),

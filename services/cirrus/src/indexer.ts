@@ -1,13 +1,24 @@
 // One ExecResult (one block) into the read model, inside the caller's
 // transaction: contract tables created/altered from the xabi of contracts
 // created in it, one row per contract account upserted per state change, a
-// history row per changing transaction, event rows in emission order.
-// This slice indexes SolidVM contracts of the main chain only.
-import { MAIN_CHAIN, type ContractStateChange, type EventLog, type ExecResult, type Receipt, type XabiType } from '@platform/common';
+// history row per changing transaction, side-table rows for arrays and
+// mappings, event rows in emission order. Main chain only for now (rows and
+// keys carry the chain ID all the same).
+import { MAIN_CHAIN, type ContractStateChange, type CreatedContract, type EventLog, type ExecResult, type Receipt, type XabiType } from '@platform/common';
+import { jsonText } from '@platform/query';
+import { Batch } from './batch.js';
 import type { Client } from './db.js';
-import { MAPPING_VALUE, TableSet, historyName, qualified, type ColumnDef, type TableRec } from './tables.js';
+import { familyOf } from './naming.js';
+import { isDefault, keyValue, parsePath, updateValue, type Segment } from './paths.js';
+import { defaultOf, jsonOf, scalarParam, shapeOf, columnTypeOf, type Shape } from './shapes.js';
+import { INHERITED, MAPPING_VALUE, TableSet, type TableRec, type VarDef, type Warn } from './tables.js';
 
-export type Warn = (fields: Record<string, unknown>, message: string) => void;
+export type { Warn } from './tables.js';
+
+export interface IndexOptions {
+  /** index EVM contracts too (INDEX_EVM) */
+  indexEvm: boolean;
+}
 
 /** The spec's `block_timestamp`: `YYYY-MM-DD HH:MM:SS UTC` from seconds since the epoch. */
 export function formatTimestamp(seconds: number): string {
@@ -20,31 +31,100 @@ interface BlockFacts {
   timestamp: string;
 }
 
-const indexed = (x: { chainId: string; vm?: string }): boolean => x.chainId === MAIN_CHAIN && (x.vm === undefined || x.vm === 'SolidVM');
+const contractKey = (address: string, chainId: string): string => `${address}\0${chainId}`;
 
-export async function applyExecResult(client: Client, seq: number, exec: ExecResult, warn: Warn): Promise<void> {
+/** What applying one block needs at hand: its tables, its write batch, the contracts it touches. */
+class BlockApply {
+  readonly batch: Batch;
+  readonly tables: TableSet;
+  /** contract account → its table (null: a contract cirrus does not index) */
+  readonly contracts = new Map<string, string | null>();
+
+  constructor(
+    readonly client: Client,
+    seq: number,
+    readonly exec: ExecResult,
+    readonly warn: Warn,
+    readonly options: IndexOptions,
+  ) {
+    this.batch = new Batch(client);
+    this.tables = new TableSet(client, seq, warn, () => this.batch.flush());
+  }
+
+  readonly block = (): BlockFacts => ({ hash: this.exec.block.hash, number: this.exec.block.number, timestamp: formatTimestamp(this.exec.block.timestamp) });
+
+  indexes(vm: string | undefined): boolean {
+    return vm === undefined || vm === 'SolidVM' || (vm === 'EVM' && this.options.indexEvm);
+  }
+
+  /** The tables of every contract the block's changes and events name, in two queries. */
+  async prefetch(): Promise<void> {
+    const addresses = new Set<string>();
+    for (const r of this.exec.receipts) {
+      if (r.status !== 'Success') continue;
+      for (const c of r.stateChanges) addresses.add(c.address);
+      for (const e of r.events) addresses.add(e.address);
+    }
+    if (addresses.size === 0) return;
+    const { rows } = await this.client.query<{ address: string; sql_name: string | null }>(
+      'SELECT address, sql_name FROM cirrus.contracts WHERE chain_id = $1 AND address = ANY($2)',
+      [this.exec.chainId, [...addresses]],
+    );
+    for (const r of rows) this.contracts.set(contractKey(r.address, this.exec.chainId), r.sql_name);
+    await this.tables.load(rows.flatMap((r) => (r.sql_name ? [r.sql_name] : [])));
+  }
+
+  async tableOf(address: string, chainId: string): Promise<TableRec | undefined> {
+    const sqlName = this.contracts.get(contractKey(address, chainId));
+    return sqlName ? this.tables.get(sqlName) : undefined;
+  }
+}
+
+export async function applyExecResult(client: Client, seq: number, exec: ExecResult, warn: Warn, options: IndexOptions): Promise<void> {
   if (exec.chainId !== MAIN_CHAIN) return;
-  const tables = new TableSet(client, seq, warn);
-  const block: BlockFacts = { hash: exec.block.hash, number: exec.block.number, timestamp: formatTimestamp(exec.block.timestamp) };
+  const b = new BlockApply(client, seq, exec, warn, options);
+  await b.prefetch();
+  const block = b.block();
   for (const receipt of exec.receipts) {
     if (receipt.status !== 'Success') continue;
-    for (const created of receipt.contractsCreated) {
-      if (!indexed(created)) continue;
-      // a variable's entry is its type with flags; constants are not state
-      const vars = Object.entries(created.xabi.vars).filter(([, v]) => v.constant !== true);
-      await tables.ensureContract(created.name, vars.map(([name, v]) => [name, v as XabiType]));
-    }
+    for (const created of receipt.contractsCreated) await registerContract(b, created);
     for (const change of receipt.stateChanges) {
-      if (!indexed(change)) continue;
-      await applyStateChange(client, tables, block, receipt, change, warn);
+      if (change.chainId === MAIN_CHAIN) await applyStateChange(b, block, receipt, change);
     }
     // a selfdestruct need not change storage: the receipt's list is the authority
-    for (const address of receipt.contractsDeleted) await deleteContract(client, tables, address, exec.chainId);
+    for (const address of receipt.contractsDeleted) await deleteContract(b, address, exec.chainId);
     for (const event of receipt.events) {
-      if (event.chainId !== MAIN_CHAIN) continue;
-      await applyEvent(client, tables, block, receipt, event);
+      if (event.chainId === MAIN_CHAIN) await applyEvent(b, block, receipt, event);
     }
   }
+  await b.batch.flush();
+}
+
+/** The variables of an upload as shapes; constants are not state. EVM storage is decoded for value types only. */
+function varsOf(created: CreatedContract): Array<[string, Shape]> {
+  const out: Array<[string, Shape]> = [];
+  for (const [name, v] of Object.entries(created.xabi.vars)) {
+    if (v.constant === true) continue;
+    const shape = shapeOf(v as XabiType, created.xabi.types ?? {});
+    // EVM: structs and arrays lie in hashed slots the block service does not decode; a mapping is its 40 zeros
+    if (created.vm === 'EVM' && (shape.k === 'struct' || shape.k === 'array' || shape.k === 'json')) continue;
+    out.push([name, shape]);
+  }
+  return out;
+}
+
+async function registerContract(b: BlockApply, created: CreatedContract): Promise<void> {
+  let sqlName: string | null = null;
+  if (b.indexes(created.vm) && created.chainId === MAIN_CHAIN) {
+    const table = await b.tables.ensureContract(familyOf(created), created.name, varsOf(created), created.vm !== 'EVM');
+    sqlName = table.sqlName;
+  }
+  b.contracts.set(contractKey(created.address, created.chainId), sqlName);
+  await b.client.query('INSERT INTO cirrus.contracts (address, chain_id, sql_name) VALUES ($1, $2, $3) ON CONFLICT (address, chain_id) DO UPDATE SET sql_name = EXCLUDED.sql_name', [
+    created.address,
+    created.chainId,
+    sqlName,
+  ]);
 }
 
 function inheritedValues(block: BlockFacts, receipt: Receipt, change: { address: string; chainId: string }): unknown[] {
@@ -52,70 +132,99 @@ function inheritedValues(block: BlockFacts, receipt: Receipt, change: { address:
   return [change.address, change.chainId, recordId, block.hash, block.timestamp, block.number, receipt.transactionHash, receipt.from];
 }
 
-/** A state variable's JSON value as its column's parameter. */
-function columnValue(col: ColumnDef, state: Record<string, unknown>): unknown {
-  const [name, , type, origin] = col;
-  if (origin === 'mapping') return MAPPING_VALUE;
-  const v = state[name];
-  if (v === undefined || v === null) return null;
-  // a value that does not fit the column (a later upload changed the variable's
-  // type: the column keeps its first type) is NULL, never an SQL error that
-  // would stop the indexer
-  switch (type) {
-    case 'boolean':
-      return v === true || v === 'true' ? true : v === false || v === 'false' ? false : null;
-    case 'numeric':
-      return (typeof v === 'string' || typeof v === 'number') && /^-?\d+(\.\d+)?$/.test(String(v)) ? String(v) : null;
-    case 'integer':
-      return (typeof v === 'string' || typeof v === 'number') && /^\d{1,9}$/.test(String(v)) ? String(v) : null;
-    default:
-      return typeof v === 'string' ? v : JSON.stringify(v);
-  }
+/** A state variable's column value from the VM's JSON of the whole contract. */
+function columnValue(v: VarDef, state: Record<string, unknown>): unknown {
+  if (v.shape.k === 'mapping') return MAPPING_VALUE;
+  const value = state[v.name];
+  if (value === undefined || value === null) return null;
+  // a value that does not fit its column is NULL, never an SQL error that would stop the indexer
+  if (columnTypeOf(v.shape) === 'jsonb') return jsonText(jsonOf(v.shape, value));
+  return scalarParam(v.shape, value);
 }
 
-async function applyStateChange(client: Client, tables: TableSet, block: BlockFacts, receipt: Receipt, change: ContractStateChange, warn: Warn): Promise<void> {
+async function applyStateChange(b: BlockApply, block: BlockFacts, receipt: Receipt, change: ContractStateChange): Promise<void> {
   if (change.deleted) {
-    await deleteContract(client, tables, change.address, change.chainId);
+    await deleteContract(b, change.address, change.chainId);
     return;
   }
-  const table = await tables.get(change.contractName);
-  if (table?.kind !== 'contract') {
-    warn({ contract: change.contractName, address: change.address }, 'a state change of a contract whose creation was never seen; not indexed');
+  const known = b.contracts.has(contractKey(change.address, change.chainId));
+  const table = await b.tableOf(change.address, change.chainId);
+  if (!table) {
+    if (!known && b.indexes(change.vm)) b.warn({ contract: change.contractName, address: change.address }, 'a state change of a contract whose creation was never seen; not indexed');
     return;
   }
-  await client.query('INSERT INTO cirrus.contracts (address, chain_id, contract) VALUES ($1, $2, $3) ON CONFLICT (address, chain_id) DO UPDATE SET contract = EXCLUDED.contract', [
-    change.address,
-    change.chainId,
-    table.apiName,
-  ]);
-  const values = [...inheritedValues(block, receipt, change), ...table.columns.filter((c) => c[3] !== 'inherited').map((c) => columnValue(c, change.state))];
-  const names = [...table.columns.filter((c) => c[3] === 'inherited'), ...table.columns.filter((c) => c[3] !== 'inherited')].map((c) => c[1]);
-  await upsert(client, table, names, values);
-  const history = (await tables.get(historyName(change.contractName)))!;
-  const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
-  await client.query(`INSERT INTO ${qualified(history.sqlName)} (${names.join(', ')}) VALUES (${placeholders})`, values);
+  const columns = table.vars.filter((v) => v.column !== undefined);
+  const names = [...INHERITED.map((c) => c[1]), ...columns.map((v) => v.column!)];
+  const values = [...inheritedValues(block, receipt, change), ...columns.map((v) => columnValue(v, change.state))];
+  b.batch.upsert(table.sqlName, names, values);
+  b.batch.insert((await b.tables.historyOf(table)).sqlName, names, values);
+  await applySides(b, table, change);
 }
 
-/** A destroyed contract loses its row (its history stays). */
-async function deleteContract(client: Client, tables: TableSet, address: string, chainId: string): Promise<void> {
-  const { rows } = await client.query<{ contract: string }>('DELETE FROM cirrus.contracts WHERE address = $1 AND chain_id = $2 RETURNING contract', [address, chainId]);
-  const gone = rows[0] ? await tables.get(rows[0].contract) : undefined;
-  if (gone) await client.query(`DELETE FROM ${qualified(gone.sqlName)} WHERE address = $1 AND chain_id = $2`, [address, chainId]);
+/** Side tables: an array is rewritten whole when it changed; a mapping's changed entries are written one by one. */
+async function applySides(b: BlockApply, table: TableRec, change: ContractStateChange): Promise<void> {
+  const sides = table.vars.filter((v) => v.side !== undefined);
+  if (sides.length === 0) return;
+  const touched = new Map<string, Array<[readonly Segment[], unknown]>>();
+  for (const [path, raw] of Object.entries(change.diff)) {
+    const parsed = parsePath(path);
+    if (!parsed) continue;
+    let list = touched.get(parsed.name);
+    if (!list) touched.set(parsed.name, (list = []));
+    list.push([parsed.segments, raw]);
+  }
+  for (const v of sides) {
+    if (v.shape.k === 'array') {
+      if (!change.created && !touched.has(v.name)) continue;
+      const value = change.state[v.name];
+      const elem = v.shape.elem;
+      const asColumn = (e: unknown) => (columnTypeOf(elem) === 'jsonb' ? jsonText(jsonOf(elem, e)) : scalarParam(elem, e));
+      b.batch.replaceArray(v.side!, change.address, change.chainId, Array.isArray(value) ? value.map((e, i) => [i, asColumn(e)]) : []);
+    } else if (v.shape.k === 'mapping') {
+      for (const [segments, raw] of touched.get(v.name) ?? []) await applyEntry(b, v, v.shape, change, segments, typeof raw === 'string' ? raw : null);
+    }
+  }
 }
 
-async function upsert(client: Client, table: TableRec, names: string[], values: unknown[]): Promise<void> {
-  const placeholders = values.map((_, i) => `$${i + 1}`).join(', ');
-  const updates = names.filter((n) => n !== 'address' && n !== 'chain_id').map((n) => `${n} = EXCLUDED.${n}`).join(', ');
-  await client.query(`INSERT INTO ${qualified(table.sqlName)} (${names.join(', ')}) VALUES (${placeholders}) ON CONFLICT (address, chain_id) DO UPDATE SET ${updates}`, values);
+async function applyEntry(b: BlockApply, v: VarDef, shape: Extract<Shape, { k: 'mapping' }>, change: ContractStateChange, segments: readonly Segment[], raw: string | null): Promise<void> {
+  const first = segments[0];
+  if (first?.k !== 'key') return;
+  const keyShape = shape.key;
+  const key = keyValue(keyShape, first.text);
+  const keyParam = columnTypeOf(keyShape) === 'jsonb' ? JSON.stringify(key) : scalarParam(keyShape, key);
+  if (keyParam === null) {
+    b.warn({ variable: v.name, address: change.address, key: first.text }, 'a mapping key does not fit its column; the entry is not indexed');
+    return;
+  }
+  const side = v.side!;
+  const valueShape = shape.value;
+  if (columnTypeOf(valueShape) !== 'jsonb') {
+    if (segments.length !== 1) return;
+    b.batch.setEntry(side, change.address, change.chainId, first.text, keyParam, raw === null ? undefined : scalarParam(valueShape, raw));
+    return;
+  }
+  const current = (await b.batch.entryValue(side, change.address, change.chainId, first.text, keyParam)) ?? defaultOf(valueShape);
+  const next = updateValue(current, valueShape, segments, raw, 1);
+  const gone = isDefault(valueShape, next);
+  b.batch.rememberEntry(side, change.address, change.chainId, first.text, gone ? undefined : next);
+  b.batch.setEntry(side, change.address, change.chainId, first.text, keyParam, gone ? undefined : jsonText(next));
 }
 
-async function applyEvent(client: Client, tables: TableSet, block: BlockFacts, receipt: Receipt, event: EventLog): Promise<void> {
-  // events of contracts cirrus indexes (SolidVM ones: their table exists)
-  if ((await tables.get(event.contractName))?.kind !== 'contract') return;
-  const table = await tables.ensureEvent(event.contractName, event.name, event.args.map(([name]) => name));
+/** A destroyed contract loses its row and side-table rows (its history stays). */
+async function deleteContract(b: BlockApply, address: string, chainId: string): Promise<void> {
+  const { rows } = await b.client.query<{ sql_name: string | null }>('DELETE FROM cirrus.contracts WHERE address = $1 AND chain_id = $2 RETURNING sql_name', [address, chainId]);
+  b.contracts.delete(contractKey(address, chainId));
+  const gone = rows[0]?.sql_name ? await b.tables.get(rows[0].sql_name) : undefined;
+  if (gone) b.batch.remove([gone.sqlName, ...gone.vars.flatMap((v) => (v.side ? [v.side] : []))], address, chainId);
+}
+
+async function applyEvent(b: BlockApply, block: BlockFacts, receipt: Receipt, event: EventLog): Promise<void> {
+  // events of contracts cirrus indexes only
+  const owner = await b.tableOf(event.address, event.chainId);
+  if (!owner) return;
+  const table = await b.tables.ensureEvent(owner.family, owner.contract, event.name, event.args.map(([name]) => name));
   const args = new Map(event.args);
   const cols = table.columns.filter((c) => c[3] === 'arg');
   const names = ['address', 'chain_id', ...cols.map((c) => c[1]), 'transaction_hash', 'block_number', 'block_timestamp'];
-  const values = [event.address, event.chainId, ...cols.map((c) => args.get(c[0]) ?? null), receipt.transactionHash, block.number, block.timestamp];
-  await client.query(`INSERT INTO ${qualified(table.sqlName)} (${names.join(', ')}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
+  b.batch.insert(table.sqlName, names, [event.address, event.chainId, ...cols.map((c) => args.get(c[0]) ?? null), receipt.transactionHash, block.number, block.timestamp]);
 }

@@ -9,7 +9,9 @@ const config = loadServiceConfig('cirrus', process.env, ['natsUrl', 'databaseUrl
 });
 const logger = createLogger('cirrus', config.logLevel);
 try {
-  const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl });
+  // `--reindex`: drop the read model and rebuild it from the stream (no other instance running)
+  const reindex = process.argv.includes('--reindex');
+  const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl, reindex });
   stopOnSignals(logger, () => cirrus.stop());
 } catch (err) {
   logger.fatal({ err }, 'cirrus could not start');

@@ -1,4 +1,6 @@
-// The query endpoint: the table's catalogue entry is read from `cirrus.tables`
+// The query endpoint: the requested name is resolved to a table (an exact API
+// name, else a bare contract name standing for its only family: 409 when
+// several families have it), its catalogue entry read from `cirrus.tables`
 // (so tables and columns the indexer added are visible at once, on every
 // instance), then @platform/query parses, checks against it, plans with the
 // caller's visible chains, runs and shapes. Nothing of the request reaches
@@ -7,22 +9,24 @@ import { PlatformError } from '@platform/common';
 import { catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson, type CatalogueTable, type OrderSpec } from '@platform/query';
 import type { SearchRequest, SearchResponse } from '@platform/bus';
 import type { Db } from './db.js';
-import { SCHEMA, readTable, type TableRec } from './tables.js';
+import { bareReadings } from './naming.js';
+import { SCHEMA, familiesOf, tableNamed, type TableRec } from './tables.js';
 
 const DEFAULT_ORDER: Record<TableRec['kind'], OrderSpec[]> = {
   contract: [{ column: 'block_number' }, { column: 'address' }],
-  history: [{ column: 'block_number', direction: 'desc' }],
+  // most recent first; rows of one block in reverse transaction order (the write order)
+  history: [
+    { column: 'block_number', direction: 'desc' },
+    { column: 'h_seq', internal: true, direction: 'desc' },
+  ],
   event: [{ column: 'id' }],
+  side: [{ column: 'address' }, { column: 'chainId' }],
 };
 
-export function catalogueTable(rec: TableRec): CatalogueTable {
-  return {
-    name: rec.apiName,
-    sql: { schema: SCHEMA, name: rec.sqlName },
-    columns: columnsOf(rec.columns.map(([api, sql, type]) => [api, sql, type] as const)),
-    chainColumn: 'chainId',
-    defaultOrder: DEFAULT_ORDER[rec.kind],
-  };
+export function catalogueTable(name: string, rec: TableRec): CatalogueTable {
+  const columns = columnsOf(rec.columns.map(([api, sql, type]) => [api, sql, type] as const));
+  const defaultOrder = rec.kind === 'side' ? [...DEFAULT_ORDER.side, { column: rec.columns[2][0] }] : DEFAULT_ORDER[rec.kind];
+  return { name, sql: { schema: SCHEMA, name: rec.sqlName }, columns, chainColumn: 'chainId', defaultOrder };
 }
 
 /** The chains a user sees rows of: the main chain only until private chains are indexed. */
@@ -30,13 +34,31 @@ export function visibleChains(_username: string): string[] {
   return [''];
 }
 
+/** The table a requested name designates; CONFLICT when a bare contract name is ambiguous. */
+export async function resolveTable(pool: Db, name: string): Promise<TableRec | undefined> {
+  const exact = await tableNamed(pool, name);
+  if (exact) return exact;
+  for (const reading of bareReadings(name)) {
+    const families = await familiesOf(pool, reading.contract);
+    if (families.length === 0) continue;
+    if (families.length > 1) {
+      throw new PlatformError('CONFLICT', `${reading.contract} names the contract of more than one table; use one of ${families.join(', ')}`, {
+        table: name,
+        tables: families,
+      });
+    }
+    return tableNamed(pool, reading.rebuild(families[0]));
+  }
+  return undefined;
+}
+
 export async function search(pool: Db, request: SearchRequest): Promise<SearchResponse> {
   if (typeof request?.table !== 'string' || typeof request.query !== 'string') {
     throw new PlatformError('BAD_QUERY', 'a search needs a table name and a query string');
   }
   const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
-  const rec = await readTable(pool, request.table);
-  const catalogue = catalogueOf(rec ? [catalogueTable(rec)] : []);
+  const rec = await resolveTable(pool, request.table);
+  const catalogue = catalogueOf(rec ? [catalogueTable(request.table, rec)] : []);
   const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visibleChains(request.username) });
   const result = await runQuery(pool, plan);
   return {

@@ -1,27 +1,43 @@
-// The indexed tables and their catalogue. Every table clients can query has a
-// row in `cirrus.tables`: its API name (`Item`, `history@Item`,
-// `Item.Transfer`), the internal SQL table (`cirrus.c_<n>`) and its columns as
-// [API name, SQL name, type, origin]. API names never reach SQL: tables are
-// `c_<n>`, variable columns `v_<n>`, event argument columns `a_<n>`, so
-// PostgreSQL's 63-byte limit and quoting never concern users.
+// The indexed tables and their catalogue. Every table is a row of
+// `cirrus.tables` (internal SQL name `c_<n>`, family, version, kind, member,
+// columns, and for contract tables the variables with their shapes) and
+// answers to the API names of `cirrus.names`. API names never reach SQL:
+// tables are `c_<n>`, variable columns `v_<n>`, event argument columns
+// `a_<n>`, so PostgreSQL's 63-byte limit and quoting never concern users.
 import type { ColumnType } from '@platform/query';
-import type { XabiType } from '@platform/common';
 import type { Client } from './db.js';
+import { namesOf, type TableKind } from './naming.js';
+import { SQL_TYPE, columnTypeOf, sameShape, type Shape } from './shapes.js';
+
+export type { TableKind } from './naming.js';
 
 /** where a column's value comes from */
-export type ColumnOrigin = 'inherited' | 'var' | 'mapping' | 'arg' | 'id';
+export type ColumnOrigin = 'inherited' | 'var' | 'mapping' | 'arg' | 'id' | 'key' | 'index' | 'value';
 export type ColumnDef = readonly [api: string, sql: string, type: ColumnType, origin: ColumnOrigin];
-export type TableKind = 'contract' | 'history' | 'event';
+
+/** A state variable of a contract table: its column (scalars, structs, mappings' 40 zeros) and/or its side table (arrays, mappings). */
+export interface VarDef {
+  name: string;
+  shape: Shape;
+  column?: string;
+  side?: string;
+}
 
 export interface TableRec {
-  apiName: string;
   sqlName: string;
+  family: string;
+  version: number;
   kind: TableKind;
+  /** event name, or the variable of a side table */
+  member: string;
+  /** the bare contract name */
   contract: string;
   columns: ColumnDef[];
+  vars: VarDef[];
 }
 
 export const SCHEMA = 'cirrus';
+export const qualified = (sqlName: string): string => `${SCHEMA}.${sqlName}`;
 
 /** The spec's inherited columns of contract and history tables, in this order. */
 export const INHERITED: readonly ColumnDef[] = [
@@ -52,161 +68,263 @@ const EVENT_TAIL: readonly ColumnDef[] = [
 ];
 
 export const MAPPING_VALUE = '0'.repeat(40);
-
-/** A state variable's column (the spec's type table), or null when it is not a column (arrays, structs). */
-export function columnOfVar(t: XabiType): { type: ColumnType; origin: 'var' | 'mapping'; ddl: string } | null {
-  switch (t.type) {
-    case 'Int':
-    case 'Decimal':
-      return { type: 'numeric', origin: 'var', ddl: 'numeric' };
-    case 'Enum':
-      return { type: 'integer', origin: 'var', ddl: 'integer' };
-    case 'Bool':
-      return { type: 'boolean', origin: 'var', ddl: 'boolean' };
-    case 'String':
-    case 'Bytes':
-    case 'Address':
-    case 'Account':
-    case 'Contract':
-      return { type: 'text', origin: 'var', ddl: 'text' };
-    case 'Mapping':
-      return { type: 'text', origin: 'mapping', ddl: 'text' };
-    default:
-      return null;
-  }
-}
-
-const DDL_OF: Record<ColumnType, string> = { text: 'text', integer: 'integer', numeric: 'numeric', boolean: 'boolean', jsonb: 'jsonb' };
-
-export const historyName = (contract: string): string => `history@${contract}`;
-export const eventName = (contract: string, event: string): string => `${contract}.${event}`;
+/** PostgreSQL allows 1600 columns a table; dropped ones count too, and history has one more */
+const MAX_COLUMNS = 1500;
 
 interface Row {
-  api_name: string;
   sql_name: string;
+  family: string;
+  version: number;
   kind: TableKind;
+  member: string;
   contract: string;
   columns: ColumnDef[];
+  vars: VarDef[];
 }
 
-const fromRow = (r: Row): TableRec => ({ apiName: r.api_name, sqlName: r.sql_name, kind: r.kind, contract: r.contract, columns: r.columns });
+const fromRow = (r: Row): TableRec => ({
+  sqlName: r.sql_name,
+  family: r.family,
+  version: r.version,
+  kind: r.kind,
+  member: r.member,
+  contract: r.contract,
+  columns: r.columns,
+  vars: r.vars,
+});
 
-export async function readTable(db: Pick<Client, 'query'>, apiName: string): Promise<TableRec | undefined> {
-  const { rows } = await db.query<Row>('SELECT api_name, sql_name, kind, contract, columns FROM cirrus.tables WHERE api_name = $1', [apiName]);
+const SELECT = 'SELECT t.sql_name, t.family, t.version, t.kind, t.member, t.contract, t.columns, t.vars FROM cirrus.tables t';
+
+type Queryable = Pick<Client, 'query'>;
+
+/** The table an exact API name designates. */
+export async function tableNamed(db: Queryable, apiName: string): Promise<TableRec | undefined> {
+  const { rows } = await db.query<Row>(`${SELECT} JOIN cirrus.names n ON n.sql_name = t.sql_name WHERE n.api_name = $1`, [apiName]);
   return rows[0] ? fromRow(rows[0]) : undefined;
 }
 
-export const qualified = (sqlName: string): string => `${SCHEMA}.${sqlName}`;
+/** The families whose contract tables hold contracts of this (bare) name. */
+export async function familiesOf(db: Queryable, contract: string): Promise<string[]> {
+  const { rows } = await db.query<{ family: string }>("SELECT DISTINCT family FROM cirrus.tables WHERE contract = $1 AND kind = 'contract' ORDER BY family", [contract]);
+  return rows.map((r) => r.family);
+}
+
+export async function tablesBySqlName(db: Queryable, sqlNames: string[]): Promise<TableRec[]> {
+  if (sqlNames.length === 0) return [];
+  const { rows } = await db.query<Row>(`${SELECT} WHERE t.sql_name = ANY($1)`, [sqlNames]);
+  return rows.map(fromRow);
+}
+
+export type Warn = (fields: Record<string, unknown>, message: string) => void;
 
 /**
  * The tables of one transaction of the indexer: reads the catalogue once per
- * name, creates and alters tables inside the caller's transaction (so a
+ * table, creates and alters tables inside the caller's transaction (so a
  * rolled-back block leaves no table behind), and logs what it refuses.
+ * `beforeDdl` runs before any DDL, so that rows buffered for a table are
+ * written with the columns they were built for.
  */
 export class TableSet {
-  private readonly cache = new Map<string, TableRec | undefined>();
+  private readonly bySql = new Map<string, TableRec>();
+  private readonly families = new Map<string, TableRec[]>();
+  private readonly events = new Map<string, TableRec | undefined>();
+  /** contract table → its history table */
+  private readonly histories = new Map<string, TableRec>();
 
   constructor(
     private readonly client: Client,
     private readonly seq: number,
-    private readonly warn: (fields: Record<string, unknown>, message: string) => void,
+    private readonly warn: Warn,
+    private readonly beforeDdl: () => Promise<void>,
   ) {}
 
-  async get(apiName: string): Promise<TableRec | undefined> {
-    if (!this.cache.has(apiName)) this.cache.set(apiName, await readTable(this.client, apiName));
-    return this.cache.get(apiName);
+  /** Loads these tables (one query) for `get`. */
+  async load(sqlNames: Iterable<string>): Promise<void> {
+    const missing = [...new Set(sqlNames)].filter((n) => !this.bySql.has(n));
+    for (const rec of await tablesBySqlName(this.client, missing)) this.bySql.set(rec.sqlName, rec);
   }
 
-  private async create(apiName: string, kind: TableKind, contract: string, columns: ColumnDef[], body: (sql: string) => string[]): Promise<TableRec> {
-    const { rows } = await this.client.query<{ id: string }>("SELECT nextval('cirrus.table_ids') AS id");
-    const sqlName = `c_${rows[0].id}`;
-    for (const statement of body(qualified(sqlName))) await this.client.query(statement);
-    await this.client.query('INSERT INTO cirrus.tables (api_name, sql_name, kind, contract, columns, created_seq) VALUES ($1, $2, $3, $4, $5, $6)', [
-      apiName,
-      sqlName,
-      kind,
-      contract,
-      JSON.stringify(columns),
-      this.seq,
-    ]);
-    const rec: TableRec = { apiName, sqlName, kind, contract, columns };
-    this.cache.set(apiName, rec);
-    return rec;
+  async get(sqlName: string): Promise<TableRec | undefined> {
+    if (!this.bySql.has(sqlName)) await this.load([sqlName]);
+    return this.bySql.get(sqlName);
   }
 
-  private async addColumns(rec: TableRec, added: ColumnDef[], at?: number): Promise<void> {
-    if (added.length === 0) return;
-    const alter = added.map(([, sql, type]) => `ADD COLUMN ${sql} ${DDL_OF[type]}`).join(', ');
-    await this.client.query(`ALTER TABLE ${qualified(rec.sqlName)} ${alter}`);
-    if (at === undefined) rec.columns.push(...added);
-    else rec.columns.splice(at, 0, ...added);
-    await this.client.query('UPDATE cirrus.tables SET columns = $2 WHERE api_name = $1', [rec.apiName, JSON.stringify(rec.columns)]);
-  }
-
-  /** Variable columns of `rec` to add for `vars`; a variable whose type changed is refused (logged), never altered. */
-  private newVarColumns(rec: TableRec, vars: Array<[string, XabiType]>): ColumnDef[] {
-    const added: ColumnDef[] = [];
-    const existing = new Map(rec.columns.map((c) => [c[0], c]));
-    for (const [name, t] of vars) {
-      const col = columnOfVar(t);
-      if (col === null) continue;
-      const seen = existing.get(name);
-      if (seen) {
-        if (seen[2] !== col.type || seen[3] !== col.origin) {
-          this.warn({ table: rec.apiName, variable: name, was: seen[2], now: col.type }, 'a state variable changed type; its column keeps the first type and the new values are not indexed');
-        }
-        continue;
-      }
-      const def: ColumnDef = [name, `v_${rec.columns.length + added.length}`, col.type, col.origin];
-      added.push(def);
-      existing.set(name, def);
+  private async versions(family: string): Promise<TableRec[]> {
+    let list = this.families.get(family);
+    if (!list) {
+      const { rows } = await this.client.query<Row>(`${SELECT} WHERE t.family = $1 AND t.kind = 'contract' ORDER BY t.version DESC`, [family]);
+      list = rows.map((r) => this.bySql.get(r.sql_name) ?? fromRow(r));
+      for (const rec of list) this.bySql.set(rec.sqlName, rec);
+      this.families.set(family, list);
     }
-    return added;
+    return list;
   }
 
-  /** The contract table and its history table, created on first sight and given the columns of new variables. */
-  async ensureContract(contract: string, vars: Array<[string, XabiType]>): Promise<TableRec> {
-    let table = await this.get(contract);
-    table ??= await this.create(contract, 'contract', contract, [...INHERITED], (t) => [
-      `CREATE TABLE ${t} (${INHERITED_DDL}, PRIMARY KEY (address, chain_id), UNIQUE (record_id))`,
-      `CREATE INDEX ON ${t} (block_number)`,
-      `CREATE INDEX ON ${t} (chain_id)`,
-    ]);
-    let history = await this.get(historyName(contract));
-    history ??= await this.create(historyName(contract), 'history', contract, [...INHERITED], (t) => [
-      // h_seq: the order rows were written (transactions of one block keep their order)
-      `CREATE TABLE ${t} (h_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, ${INHERITED_DDL})`,
-      `CREATE INDEX ON ${t} (address, chain_id)`,
-      `CREATE INDEX ON ${t} (block_number)`,
-    ]);
-    const added = this.newVarColumns(table, vars);
-    await this.addColumns(table, added);
-    // history has the same columns, under the same SQL names
-    await this.addColumns(history, added.filter((c) => !history.columns.some((h) => h[0] === c[0])));
+  private async ddl(statements: string[]): Promise<void> {
+    await this.beforeDdl();
+    for (const statement of statements) await this.client.query(statement);
+  }
+
+  private async create(rec: Omit<TableRec, 'sqlName'>, body: (table: string) => string[]): Promise<TableRec> {
+    const { rows } = await this.client.query<{ id: string }>("SELECT nextval('cirrus.table_ids') AS id");
+    const table: TableRec = { ...rec, sqlName: `c_${rows[0].id}` };
+    await this.ddl(body(qualified(table.sqlName)));
+    await this.client.query(
+      'INSERT INTO cirrus.tables (sql_name, family, version, kind, member, contract, columns, vars, created_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+      [table.sqlName, table.family, table.version, table.kind, table.member, table.contract, JSON.stringify(table.columns), JSON.stringify(table.vars), this.seq],
+    );
+    this.bySql.set(table.sqlName, table);
+    await this.claimNames(table);
     return table;
   }
 
-  /** The event table `<contract>.<event>`, created on first sight and given columns for new argument names. */
-  async ensureEvent(contract: string, event: string, args: string[]): Promise<TableRec> {
-    const name = eventName(contract, event);
-    let table = await this.get(name);
-    table ??= await this.create(name, 'event', contract, [...EVENT_HEAD, ...EVENT_TAIL], (t) => [
+  /**
+   * Points the table's API names at it. Contract, history and event tables
+   * take their names over (a newer version takes the family's name); a side
+   * table takes a name only from an older version of its own family and
+   * variable: a name another table holds is refused and logged.
+   */
+  private async claimNames(table: TableRec): Promise<void> {
+    for (const name of namesOf(table.kind, table.family, table.version, table.member)) {
+      const { rows } = await this.client.query<{ family: string; kind: TableKind; member: string; sql_name: string }>(
+        'SELECT t.family, t.kind, t.member, t.sql_name FROM cirrus.names n JOIN cirrus.tables t ON t.sql_name = n.sql_name WHERE n.api_name = $1',
+        [name],
+      );
+      const holder = rows[0];
+      if (holder && table.kind === 'side' && !(holder.kind === 'side' && holder.family === table.family && holder.member === table.member)) {
+        this.warn({ table: name, variable: table.member, heldBy: holder.kind }, 'a side table would take the name of another table; the side table is not reachable under that name');
+        continue;
+      }
+      if (holder?.kind === 'side' && table.kind !== 'side') {
+        this.warn({ table: name }, 'a contract table takes a name a side table had; the side table is no longer reachable under it');
+      }
+      await this.client.query('INSERT INTO cirrus.names (api_name, sql_name) VALUES ($1, $2) ON CONFLICT (api_name) DO UPDATE SET sql_name = EXCLUDED.sql_name', [name, table.sqlName]);
+    }
+  }
+
+  private async save(rec: TableRec): Promise<void> {
+    await this.client.query('UPDATE cirrus.tables SET columns = $2, vars = $3 WHERE sql_name = $1', [rec.sqlName, JSON.stringify(rec.columns), JSON.stringify(rec.vars)]);
+  }
+
+  /**
+   * The contract table (newest version of the family whose variables all keep
+   * their shapes, or a new version) with a column or side table for each
+   * variable, and its history table.
+   */
+  async ensureContract(family: string, contract: string, vars: Array<[string, Shape]>, sides: boolean): Promise<TableRec> {
+    const versions = await this.versions(family);
+    let table = versions.find((rec) => vars.every(([name, shape]) => {
+      const seen = rec.vars.find((v) => v.name === name);
+      return !seen || sameShape(seen.shape, shape);
+    }));
+    if (!table) {
+      const version = (versions[0]?.version ?? 0) + 1;
+      if (versions.length > 0) this.warn({ table: family, version }, 'a state variable changed type; the contract gets a new table version');
+      table = await this.create({ family, version, kind: 'contract', member: '', contract, columns: [...INHERITED], vars: [] }, (t) => [
+        `CREATE TABLE ${t} (${INHERITED_DDL}, PRIMARY KEY (address, chain_id), UNIQUE (record_id))`,
+        `CREATE INDEX ON ${t} (block_number)`,
+        `CREATE INDEX ON ${t} (chain_id)`,
+      ]);
+      const history = await this.create({ family, version, kind: 'history', member: '', contract, columns: [...INHERITED], vars: [] }, (t) => [
+        // h_seq: the order rows were written, the tie-breaker of history's default order
+        `CREATE TABLE ${t} (h_seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, ${INHERITED_DDL})`,
+        `CREATE INDEX ON ${t} (address, chain_id)`,
+        `CREATE INDEX ON ${t} (block_number)`,
+      ]);
+      this.histories.set(table.sqlName, history);
+      versions.unshift(table);
+    }
+    const added = vars.filter(([name]) => !table.vars.some((v) => v.name === name));
+    if (added.length > 0) await this.addVars(table, added, sides);
+    return table;
+  }
+
+  /** The history table of a contract table (same family and version). */
+  async historyOf(table: TableRec): Promise<TableRec> {
+    const cached = this.histories.get(table.sqlName);
+    if (cached) return cached;
+    const { rows } = await this.client.query<Row>(`${SELECT} WHERE t.family = $1 AND t.version = $2 AND t.kind = 'history'`, [table.family, table.version]);
+    const rec = this.bySql.get(rows[0].sql_name) ?? fromRow(rows[0]);
+    this.bySql.set(rec.sqlName, rec);
+    this.histories.set(table.sqlName, rec);
+    return rec;
+  }
+
+  private async addVars(table: TableRec, added: Array<[string, Shape]>, sides: boolean): Promise<void> {
+    const history = await this.historyOf(table);
+    const columns: ColumnDef[] = [];
+    for (const [name, shape] of added) {
+      const def: VarDef = { name, shape };
+      const n = table.vars.length;
+      if (shape.k !== 'array') {
+        if (table.columns.length + columns.length >= MAX_COLUMNS) {
+          this.warn({ table: table.family, variable: name }, 'the contract has more state variables than a table can have columns; this one is not indexed');
+          continue;
+        }
+        def.column = `v_${n}`;
+        columns.push(shape.k === 'mapping' ? [name, def.column, 'text', 'mapping'] : [name, def.column, columnTypeOf(shape), 'var']);
+      }
+      if (sides && (shape.k === 'array' || shape.k === 'mapping')) def.side = (await this.createSide(table, name, shape)).sqlName;
+      table.vars.push(def);
+    }
+    if (columns.length > 0) {
+      const alter = columns.map(([, sql, type]) => `ADD COLUMN ${sql} ${SQL_TYPE[type]}`).join(', ');
+      await this.ddl([`ALTER TABLE ${qualified(table.sqlName)} ${alter}`, `ALTER TABLE ${qualified(history.sqlName)} ${alter}`]);
+      table.columns.push(...columns);
+      history.columns.push(...columns);
+      await this.save(history);
+    }
+    await this.save(table);
+  }
+
+  /** `<family>-<variable>`: one row per array element or mapping entry. */
+  private async createSide(table: TableRec, variable: string, shape: Extract<Shape, { k: 'array' | 'mapping' }>): Promise<TableRec> {
+    const [keyApi, keyShape]: [string, Shape] = shape.k === 'array' ? ['index', { k: 'enum' }] : ['key', shape.key];
+    const valueShape = shape.k === 'array' ? shape.elem : shape.value;
+    const keyType = columnTypeOf(keyShape);
+    const valueType = columnTypeOf(valueShape);
+    const columns: ColumnDef[] = [
+      ['address', 'address', 'text', 'inherited'],
+      ['chainId', 'chain_id', 'text', 'inherited'],
+      [keyApi, 'k', keyType, shape.k === 'array' ? 'index' : 'key'],
+      ['value', 'v', valueType, 'value'],
+    ];
+    return this.create({ family: table.family, version: table.version, kind: 'side', member: variable, contract: table.contract, columns, vars: [] }, (t) => [
+      `CREATE TABLE ${t} (address text NOT NULL, chain_id text NOT NULL, k ${SQL_TYPE[keyType]} NOT NULL, v ${SQL_TYPE[valueType]}, PRIMARY KEY (address, chain_id, k))`,
+      `CREATE INDEX ON ${t} (k)`,
+    ]);
+  }
+
+  /** The event table `<family>.<event>`, created on first sight and given columns for new argument names. */
+  async ensureEvent(family: string, contract: string, event: string, args: string[]): Promise<TableRec> {
+    const cacheKey = `${family}\0${event}`;
+    let table = this.events.get(cacheKey);
+    if (!table) {
+      const { rows } = await this.client.query<Row>(`${SELECT} WHERE t.family = $1 AND t.kind = 'event' AND t.member = $2`, [family, event]);
+      table = rows[0] ? fromRow(rows[0]) : undefined;
+    }
+    table ??= await this.create({ family, version: 0, kind: 'event', member: event, contract, columns: [...EVENT_HEAD, ...EVENT_TAIL], vars: [] }, (t) => [
       `CREATE TABLE ${t} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, address text NOT NULL, chain_id text NOT NULL,
          transaction_hash text NOT NULL, block_number bigint NOT NULL, block_timestamp text NOT NULL)`,
       `CREATE INDEX ON ${t} (address, chain_id)`,
       `CREATE INDEX ON ${t} (block_number)`,
     ]);
+    this.events.set(cacheKey, table);
     const known = new Set(table.columns.map((c) => c[0]));
     const added: ColumnDef[] = [];
     for (const arg of args) {
       if (known.has(arg)) {
-        if (!table.columns.some((c) => c[0] === arg && c[3] === 'arg')) this.warn({ table: name, argument: arg }, 'an event argument has the name of a fixed column; it is not indexed');
+        if (!table.columns.some((c) => c[0] === arg && c[3] === 'arg')) this.warn({ table: `${family}.${event}`, argument: arg }, 'an event argument has the name of a fixed column; it is not indexed');
         continue;
       }
       known.add(arg);
       added.push([arg, `a_${table.columns.length + added.length}`, 'text', 'arg']);
     }
-    await this.addColumns(table, added, table.columns.length - EVENT_TAIL.length);
+    if (added.length > 0) {
+      await this.ddl([`ALTER TABLE ${qualified(table.sqlName)} ${added.map(([, sql]) => `ADD COLUMN ${sql} text`).join(', ')}`]);
+      table.columns.splice(table.columns.length - EVENT_TAIL.length, 0, ...added);
+      await this.save(table);
+    }
     return table;
   }
 }

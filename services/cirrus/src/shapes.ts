@@ -1,0 +1,167 @@
+// A state variable's type as cirrus needs it (a Shape: the xabi type with its
+// struct definitions resolved), where its values go (a column of the contract
+// table, a side table, both) and how a value becomes what is stored.
+//
+// Values arrive in two forms: the VM's JSON of a whole variable
+// (ContractStateChange.state: integers as decimal strings, structs as
+// objects, arrays as arrays) and raw storage text of one slot (the diff:
+// `"5"`, `"true"`, an address, a string). Both are turned into the same
+// stored form: scalars by the column's type, structs and nested values as
+// JSON whose integers are numbers (digit for digit).
+import type { XabiType } from '@platform/common';
+import { jsonNumber, type ColumnType, type JsonValue } from '@platform/query';
+
+export type Shape =
+  | { k: 'num' }
+  | { k: 'enum' }
+  | { k: 'bool' }
+  /** `zero`: an address-like value whose default is 40 zeros */
+  | { k: 'text'; zero?: true }
+  | { k: 'struct'; fields: Array<[string, Shape]> }
+  | { k: 'array'; elem: Shape; length: number | null }
+  | { k: 'mapping'; key: Shape; value: Shape }
+  /** a type cirrus cannot resolve (a struct of another contract): its JSON as the VM gives it */
+  | { k: 'json' };
+
+const MAX_DEPTH = 8;
+const ZERO_ADDRESS = '0'.repeat(40);
+
+interface StructDef {
+  type?: string;
+  fields?: Record<string, XabiType & { index?: number }>;
+}
+
+/** The shape of an xabi type; `types` is the xabi's `types` (struct definitions). */
+export function shapeOf(t: XabiType, types: Record<string, unknown>, depth = 0): Shape {
+  if (depth > MAX_DEPTH) return { k: 'json' };
+  switch (t.type) {
+    case 'Int':
+    case 'Decimal':
+      return { k: 'num' };
+    case 'Enum':
+      return { k: 'enum' };
+    case 'Bool':
+      return { k: 'bool' };
+    case 'Address':
+    case 'Account':
+    case 'Contract':
+      return { k: 'text', zero: true };
+    case 'String':
+    case 'Bytes':
+      return { k: 'text' };
+    case 'Array':
+      return { k: 'array', elem: shapeOf(t.entry, types, depth + 1), length: typeof t.length === 'number' ? t.length : null };
+    case 'Mapping':
+      return { k: 'mapping', key: shapeOf(t.key, types, depth + 1), value: shapeOf(t.value, types, depth + 1) };
+    case 'Struct': {
+      // a struct of another contract is written `Other.S`
+      const def = (types[t.typedef] ?? types[t.typedef.slice(t.typedef.lastIndexOf('.') + 1)]) as StructDef | undefined;
+      if (!def?.fields) return { k: 'json' };
+      const fields = Object.entries(def.fields).sort((a, b) => (a[1].index ?? 0) - (b[1].index ?? 0));
+      return { k: 'struct', fields: fields.map(([name, ft]) => [name, shapeOf(ft, types, depth + 1)]) };
+    }
+    default:
+      return { k: 'json' };
+  }
+}
+
+export const sameShape = (a: Shape, b: Shape): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** The column type of a scalar shape; complex shapes are jsonb. */
+export function columnTypeOf(s: Shape): ColumnType {
+  switch (s.k) {
+    case 'num':
+      return 'numeric';
+    case 'enum':
+      return 'integer';
+    case 'bool':
+      return 'boolean';
+    case 'text':
+      return 'text';
+    default:
+      return 'jsonb';
+  }
+}
+
+export const SQL_TYPE: Record<ColumnType, string> = { text: 'text', integer: 'integer', numeric: 'numeric', boolean: 'boolean', jsonb: 'jsonb' };
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+const INDEX = /^\d{1,9}$/;
+
+/** A scalar of the VM's JSON (or raw storage text) as its column's parameter; null when it does not fit. */
+export function scalarParam(s: Shape, v: unknown): string | boolean | null {
+  if (v === undefined || v === null) return null;
+  switch (s.k) {
+    case 'num':
+      return (typeof v === 'string' || typeof v === 'number') && DECIMAL.test(String(v)) ? String(v) : null;
+    case 'enum':
+      return (typeof v === 'string' || typeof v === 'number') && INDEX.test(String(v)) ? String(v) : null;
+    case 'bool':
+      return v === true || v === 'true' ? true : v === false || v === 'false' ? false : null;
+    default:
+      return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+}
+
+/** The VM's JSON of a value as stored JSON: integers become numbers, structs objects in field order. */
+export function jsonOf(s: Shape, v: unknown): JsonValue {
+  switch (s.k) {
+    case 'num':
+    case 'enum': {
+      const p = scalarParam(s, v);
+      return typeof p === 'string' ? jsonNumber(p) : null;
+    }
+    case 'bool':
+      return scalarParam(s, v) as boolean | null;
+    case 'text':
+      return typeof v === 'string' ? v : v === undefined || v === null ? null : JSON.stringify(v);
+    case 'struct': {
+      const o = (v !== null && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+      return Object.fromEntries(s.fields.map(([name, f]) => [name, jsonOf(f, o[name])]));
+    }
+    case 'array':
+      return Array.isArray(v) ? v.map((e) => jsonOf(s.elem, e)) : [];
+    case 'mapping': {
+      const o = (v !== null && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+      return Object.fromEntries(Object.entries(o).map(([k, e]) => [k, jsonOf(s.value, e)]));
+    }
+    default:
+      return plainJson(v);
+  }
+}
+
+function plainJson(v: unknown): JsonValue {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return jsonNumber(String(v));
+  if (Array.isArray(v)) return v.map(plainJson);
+  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, e]) => [k, plainJson(e)]));
+  return String(v);
+}
+
+/** The default value of a shape, stored form (what a cleared storage slot reads as). */
+export function defaultOf(s: Shape): JsonValue {
+  switch (s.k) {
+    case 'num':
+    case 'enum':
+      return jsonNumber('0');
+    case 'bool':
+      return false;
+    case 'text':
+      return s.zero ? ZERO_ADDRESS : '';
+    case 'struct':
+      return Object.fromEntries(s.fields.map(([name, f]) => [name, defaultOf(f)]));
+    case 'array':
+      return s.length === null ? [] : Array.from({ length: s.length }, () => defaultOf(s.elem));
+    case 'mapping':
+      return {};
+    default:
+      return null;
+  }
+}
+
+/** Raw storage text of one slot (null: cleared) in stored form. */
+export function fromStorage(s: Shape, raw: string | null): JsonValue {
+  if (raw === null) return defaultOf(s);
+  return jsonOf(s, raw);
+}

@@ -1,0 +1,163 @@
+// The read model beyond the spec's columns: side tables for arrays and
+// mappings kept in step with every change and delete, structs as jsonb, all
+// queryable with the same language; table names from the creator's
+// organization and application, bare names and their 409.
+import { Chain, Harness, OTHER, SENDER, exec } from './helpers.js';
+
+const SHOP = `
+contract Shop {
+  enum Status { Draft, Active, Retired }
+  struct P { uint x; string s; bool b; }
+  P p;
+  P[] ps;
+  uint[] arr;
+  uint[3] fx;
+  mapping(address => uint) balances;
+  mapping(uint => string) names;
+  mapping(string => bool) flags;
+  mapping(Status => uint) byStatus;
+  mapping(address => mapping(uint => bool)) nested;
+  mapping(uint => P) structs;
+  mapping(uint => uint[]) marr;
+  constructor() { }
+  function fill() {
+    balances[msg.sender] = 5; names[7] = "seven"; names[8] = "eight"; flags["a,b"] = true; byStatus[Status.Active] = 2;
+    nested[msg.sender][3] = true; structs[1] = P(4, "four", true); arr.push(1); arr.push(2); fx[1] = 9;
+    p = P(1, "s", true); ps.push(P(2, "t", false)); marr[1].push(5); marr[1].push(6);
+  }
+  function clear() { delete balances[msg.sender]; arr.pop(); delete structs[1]; names[7] = ""; marr[1].pop(); nested[msg.sender][3] = false; }
+  function setField(uint k, uint x) { structs[k].x = x; }
+}`;
+
+const ITEM = `
+contract Item {
+  uint qty;
+  event Moved(uint n);
+  constructor(uint _qty) { qty = _qty; }
+  function move(uint n) { qty = n; emit Moved(n); }
+}`;
+const MARKET = `${ITEM}
+contract Market {
+  Item last;
+  function list(uint q) { last = new Item(q); }
+}`;
+
+const h = new Harness();
+const plain = new Chain();
+const acme = new Chain({ organization: 'Acme' });
+const beta = new Chain({ organization: 'Beta' });
+let shop: string;
+let acmeItem: string;
+let market: string;
+
+beforeAll(async () => {
+  await h.start('cirrus_model');
+  const s = plain.create(1, SENDER, SHOP, 'Shop', {});
+  shop = s.address;
+  await h.publish(exec(1, [s.r]));
+  await h.publish(exec(2, [plain.invoke(2, SENDER, shop, 'fill', {})]));
+  const i = acme.create(3, OTHER, ITEM, 'Item', { _qty: 1 });
+  acmeItem = i.address;
+  await h.publish(exec(3, [i.r, acme.invoke(3, OTHER, acmeItem, 'move', { n: 2 })]));
+  await h.settled();
+}, 60_000);
+
+afterAll(() => h.stop());
+
+describe('structs and side tables', () => {
+  test('a struct is a jsonb column: integers as numbers, filterable by ->/->>', async () => {
+    expect((await h.search('Shop', 'select=p')).body).toEqual([{ p: { x: 1, s: 's', b: true } }]);
+    expect((await h.search('Shop', 'p->x=eq.1&p->>s=eq.s&select=x:p->x')).body).toEqual([{ x: 1 }]);
+    expect((await h.search('Shop', 'p->x=gt.1&select=address')).body).toEqual([]);
+  });
+
+  test('arrays: one row per element with index and value; fixed arrays have every element', async () => {
+    expect((await h.search('Shop-arr', 'select=address,chainId,index,value')).body).toEqual([
+      { address: shop, chainId: '', index: 0, value: 1 },
+      { address: shop, chainId: '', index: 1, value: 2 },
+    ]);
+    expect((await h.search('Shop-fx', 'select=index,value')).body).toEqual([
+      { index: 0, value: 0 },
+      { index: 1, value: 9 },
+      { index: 2, value: 0 },
+    ]);
+    expect((await h.search('Shop-ps', 'select=value')).body).toEqual([{ value: { x: 2, s: 't', b: false } }]);
+    expect((await h.search('Shop-ps', 'value->>s=eq.t&select=index')).body).toEqual([{ index: 0 }]);
+  });
+
+  test('mappings: one row per entry with key and value, keys typed by the key type', async () => {
+    expect((await h.search('Shop-balances', `key=eq.${SENDER}&select=value`)).body).toEqual([{ value: 5 }]);
+    expect((await h.search('Shop-names', 'select=key,value&order=key.desc')).body).toEqual([
+      { key: 8, value: 'eight' },
+      { key: 7, value: 'seven' },
+    ]);
+    expect((await h.search('Shop-names', 'key=gt.7.5&select=value')).body).toEqual([{ value: 'eight' }]);
+    // a string key with a comma: literal in a plain filter, quoted in in.(…)
+    expect((await h.search('Shop-flags', 'key=eq.a,b&select=value')).body).toEqual([{ value: true }]);
+    expect((await h.search('Shop-flags', 'key=in.("a,b")&select=value')).body).toEqual([{ value: true }]);
+    expect((await h.search('Shop-byStatus', 'select=key,value')).body).toEqual([{ key: 1, value: 2 }]);
+    // nested mappings, structs and arrays as values are jsonb
+    expect((await h.search('Shop-nested', 'select=key,value')).body).toEqual([{ key: SENDER, value: { '3': true } }]);
+    expect((await h.search('Shop-structs', 'select=key,value')).body).toEqual([{ key: 1, value: { x: 4, s: 'four', b: true } }]);
+    expect((await h.search('Shop-marr', 'select=key,value')).body).toEqual([{ key: 1, value: [5, 6] }]);
+    // the contract table keeps the spec's 40 zeros for a mapping; arrays are not columns
+    const row = ((await h.search('Shop', 'select=*')).body as Array<Record<string, unknown>>)[0];
+    expect(row.balances).toBe('0'.repeat(40));
+    expect(Object.keys(row)).not.toContain('arr');
+  });
+
+  test('side tables follow changes and deletes: cleared entries and popped elements go', async () => {
+    await h.publish(exec(4, [plain.invoke(4, SENDER, shop, 'clear', {}), plain.invoke(4, SENDER, shop, 'setField', { k: 2, x: 11 })]));
+    await h.settled();
+    expect((await h.search('Shop-balances', 'select=count')).body).toEqual([{ count: 0 }]);
+    expect((await h.search('Shop-names', 'select=key')).body).toEqual([{ key: 8 }]);
+    expect((await h.search('Shop-arr', 'select=index,value')).body).toEqual([{ index: 0, value: 1 }]);
+    expect((await h.search('Shop-nested', 'select=count')).body).toEqual([{ count: 0 }]);
+    expect((await h.search('Shop-marr', 'select=value')).body).toEqual([{ value: [5] }]);
+    // a struct entry: one field set on an absent entry, the other fields at their defaults
+    expect((await h.search('Shop-structs', 'select=key,value')).body).toEqual([{ key: 2, value: { x: 11, s: '', b: false } }]);
+  });
+
+  test('a side table whose name another table holds is refused; its versioned name still works', async () => {
+    // `Shop-structs` as the family of a contract `structs` of organization `Shop`
+    const org = new Chain({ organization: 'Shop' });
+    const c = org.create(5, '33'.repeat(20), 'contract structs { uint n; constructor() { n = 1; } }', 'structs', {});
+    await h.publish(exec(5, [c.r]));
+    await h.settled();
+    expect((await h.search('Shop-structs', 'select=n')).body).toEqual([{ n: 1 }]);
+    expect((await h.search('Shop@1-structs', 'select=key')).body).toEqual([{ key: 2 }]);
+  });
+});
+
+describe('naming', () => {
+  test('a contract uploaded by a member of an organization is <org>-<Contract>; its bare name resolves while unique', async () => {
+    expect((await h.search('Acme-Item', 'select=address,qty')).body).toEqual([{ address: acmeItem, qty: 2 }]);
+    expect((await h.search('Item', 'select=address,qty')).body).toEqual([{ address: acmeItem, qty: 2 }]);
+    expect((await h.search('history@Item', 'select=qty')).body).toEqual([{ qty: 2 }, { qty: 1 }]);
+    expect((await h.search('Item.Moved', 'select=n')).body).toEqual([{ n: '2' }]);
+    expect((await h.search('Acme-Item.Moved', 'select=n')).body).toEqual([{ n: '2' }]);
+  });
+
+  test('a contract created by an application is <org>-<app>-<Contract>; the application is <org>-<app>', async () => {
+    const m = acme.create(6, OTHER, MARKET, 'Market', {});
+    market = m.address;
+    await h.publish(exec(6, [m.r, acme.invoke(6, OTHER, market, 'list', { q: 7 })]));
+    await h.settled();
+    expect((await h.search('Acme-Market', 'select=address')).body).toEqual([{ address: market }]);
+    expect((await h.search('Acme-Market-Item', 'select=qty')).body).toEqual([{ qty: 7 }]);
+  });
+
+  test('a bare name of several tables is 409 listing the full names', async () => {
+    const i = beta.create(7, '44'.repeat(20), ITEM, 'Item', { _qty: 3 });
+    await h.publish(exec(7, [i.r]));
+    await h.settled();
+    for (const name of ['Item', 'history@Item', 'Item.Moved']) {
+      const err = await h.failure(name, '');
+      expect(err.code).toBe('CONFLICT');
+      expect(err.message).toContain('Acme-Item, Acme-Market-Item, Beta-Item');
+      expect(err.details).toMatchObject({ tables: ['Acme-Item', 'Acme-Market-Item', 'Beta-Item'] });
+    }
+    expect((await h.search('Beta-Item', 'select=qty')).body).toEqual([{ qty: 3 }]);
+    expect((await h.failure('Nope-Item', '')).code).toBe('NOT_FOUND');
+  });
+});
