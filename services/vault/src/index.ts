@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { connectBus, serve } from '@platform/bus';
 import { createTokenVerifier } from '@platform/auth';
+import { loadCa } from './ca.js';
 import { createPool, ping, prepareDatabase } from './db.js';
 import { vaultHandlers } from './endpoints.js';
 import { createHttpServer } from './http.js';
@@ -45,12 +46,16 @@ export async function startVault(options: VaultOptions): Promise<RunningVault> {
   undo.unshift(() => pool.end());
   let store: KeyStore | undefined;
   try {
+    // a CA in the data dir may appear after the vault started (the launcher creates it): looked for again when needed
+    let ca = loadCa(config);
+    if (!ca) logger.warn('no node certificate authority yet (NODE_CA_CERT / NODE_CA_KEY, or the data dir\'s ca/): certificates cannot be issued until there is one');
+    const caNow = () => (ca ??= loadCa(config));
     const masterKey = await prepareDatabase(pool, { password: config.vaultPassword, dataDir: config.dataDir });
     store = new KeyStore({ pool, masterKey, logger, ...(options.cacheSize ? { cacheSize: options.cacheSize } : {}) });
 
     const nc = await connectBus({ url: options.natsUrl, name: 'vault', logger });
     undo.unshift(() => nc.drain());
-    const service = await serve(nc, { name: 'vault', version: VERSION, description: "users' keys and signatures", logger }, vaultHandlers(store));
+    const service = await serve(nc, { name: 'vault', version: VERSION, description: "users' keys and signatures", logger }, vaultHandlers(store, caNow));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
     await nc.flush();
