@@ -15,11 +15,12 @@ import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { cirrusRoutes } from './routes/cirrus.js';
 import { keyRoutes } from './routes/key.js';
+import { x509Routes } from './routes/x509.js';
 import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs'>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
@@ -91,7 +92,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   // every spec endpoint: behind the token check
   await app.register(async (platform) => {
     requireToken(platform, deps.verifier);
-    keyRoutes(platform, deps.nc);
+    keyRoutes(platform, { nc: deps.nc, hub, config: deps.config });
+    x509Routes(platform, { nc: deps.nc, config: deps.config });
     cirrusRoutes(platform, deps.nc);
     transactionRoutes(platform, { nc: deps.nc, hub, resolveTimeoutMs: deps.config.resolveTimeoutMs });
     chainInfoRoutes(platform, deps.nc);
