@@ -9,7 +9,7 @@ import { VAULT, call, type FillRequest, type SubmitRawRequest, type SubmitReques
 import { PlatformError, type NodeConfig, type Transaction, type TxResult } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import type pg from 'pg';
-import { checkIdentity } from './checks.js';
+import { checkReservedNames, type IdentityGate } from './checks.js';
 import { inTransaction, type Db } from './db.js';
 import { draftsOf, type Draft } from './drafts.js';
 import { faucetDraft, type Faucet } from './faucet.js';
@@ -31,6 +31,8 @@ export interface AdmissionDeps {
   /** raw admissions, group-committed */
   raw: RawAdmissions;
   faucet: Faucet;
+  /** IDENTITY_REQUIRED */
+  identity: IdentityGate;
   config: Pick<NodeConfig, 'accountNonceLimit' | 'gasEnabled' | 'rawTxRequireSignedMetadata'>;
 }
 
@@ -53,6 +55,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
   const username = usernameField(request?.username);
   const submitter = { username, organization: organization(request.organization) };
   const drafts = draftsOf(request.transactions, request.txParams, request.chainId);
+  checkReservedNames(drafts, (i) => `txs[${i}].payload.contract`);
   const key = idempotencyKey(request.idempotencyKey);
   // what makes two requests "the same" under one key
   const digest = key ? keccak256Hex(JSON.stringify([request.chainId, request.txParams, request.transactions])) : '';
@@ -62,7 +65,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
   }
 
   const from = await addressOf(deps.nc, username);
-  await checkIdentity(from);
+  await deps.identity.check(from, drafts);
   if (deps.config.gasEnabled) await requireFunds(deps.nc, from, drafts, drafts.map((_, i) => `txs[${i}]`));
 
   type Admitted = { replayOf: string[] } | { transactions: Transaction[]; bodies: string[] };
@@ -93,7 +96,8 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
   const submitter = { username, organization: organization(request.organization) };
   const raw = parseRaw(request.transaction, request.chainId, deps.config.rawTxRequireSignedMetadata);
   const tx = buildTransaction(raw.draft, { from: raw.from, nonce: raw.nonce, signature: raw.signature, signingForm: raw.signingForm, origin: 'raw', submitter });
-  await checkIdentity(tx.from);
+  checkReservedNames([raw.draft], () => 'metadata.name');
+  await deps.identity.check(tx.from, [raw.draft]);
   if (tx.nonce > deps.config.accountNonceLimit) throw nonceLimit(tx.from, tx.chainId, tx.nonce, deps.config.accountNonceLimit);
   if (deps.config.gasEnabled) {
     try {

@@ -33,7 +33,8 @@ let databases = 0;
 export async function fixture(): Promise<Fixture> {
   const infra = await startTestInfra({ nats: true, postgres: true });
   const natsUrl = infra.nats!.url;
-  const config = (env: Record<string, string> = {}) => loadConfig({ DATA_DIR: join(infra.dataDir, 'node'), VAULT_PORT: '0', LOG_LEVEL: 'silent', ...env });
+  // identity (IDENTITY_REQUIRED) needs the block service's registry: test/identity.test.ts covers it with one
+  const config = (env: Record<string, string> = {}) => loadConfig({ DATA_DIR: join(infra.dataDir, 'node'), VAULT_PORT: '0', LOG_LEVEL: 'silent', IDENTITY_REQUIRED: 'false', ...env });
   const vault: RunningVault = await startVault({
     config: config(),
     logger: createLogger('vault', 'silent'),
