@@ -2,6 +2,7 @@
 // mappings kept in step with every change and delete, structs as jsonb, all
 // queryable with the same language; table names from the creator's
 // organization and application, bare names and their 409.
+import { loadConfig, type Receipt } from '@platform/common';
 import { Chain, Harness, OTHER, SENDER, exec } from './helpers.js';
 
 const SHOP = `
@@ -159,5 +160,84 @@ describe('naming', () => {
     }
     expect((await h.search('Beta-Item', 'select=qty')).body).toEqual([{ qty: 3 }]);
     expect((await h.failure('Nope-Item', '')).code).toBe('NOT_FOUND');
+  });
+});
+
+describe('EVM contracts', () => {
+  // what libs/evm puts in a receipt: the xabi from solc's AST, `state` with the
+  // value-type and string variables decoded by the storage layout, raw slots in `diff`
+  const token = 'e0'.repeat(20);
+  const evmReceipt = (): Receipt => ({
+    transactionHash: 'ee'.repeat(32),
+    from: SENDER,
+    status: 'Success',
+    message: 'Success!',
+    kind: 'EVM',
+    response: '',
+    returnValues: [],
+    contractsCreated: [
+      {
+        address: token,
+        chainId: '',
+        name: 'Token',
+        codeHash: 'cc'.repeat(32),
+        vm: 'EVM',
+        creatorOrg: null,
+        appName: null,
+        xabi: {
+          funcs: {},
+          constr: null,
+          vars: {
+            name: { type: 'String', dynamic: true, public: true, constant: false },
+            totalSupply: { type: 'Int', signed: false, bytes: 32, public: true, constant: false },
+            paused: { type: 'Bool', public: true, constant: false },
+            balanceOf: { type: 'Mapping', key: { type: 'Address' }, value: { type: 'Int', signed: false, bytes: 32 }, public: true, constant: false },
+            holders: { type: 'Array', entry: { type: 'Address' }, public: false, constant: false },
+          } as never,
+          types: {},
+          modifiers: {},
+          events: {},
+          kind: 'ContractKind',
+          using: {},
+        },
+      },
+    ],
+    contractsDeleted: [],
+    gasUsed: '0',
+    etherUsed: '0',
+    stateChanges: [
+      {
+        address: token,
+        chainId: '',
+        contractName: 'Token',
+        codeHash: 'cc'.repeat(32),
+        vm: 'EVM',
+        created: true,
+        deleted: false,
+        state: { name: 'Gold', totalSupply: '1000', paused: false },
+        diff: { ['00'.repeat(31) + '01']: '3e8', '.totalSupply': '1000' },
+      },
+    ],
+    events: [{ address: token, chainId: '', contractName: 'Token', name: 'Transfer', args: [['from', '0'.repeat(40)], ['to', SENDER], ['value', '1000']], index: 0 }],
+    time: 1,
+    trace: '',
+  });
+
+  test('indexed only with INDEX_EVM: value types and strings as columns, a mapping as 40 zeros, no side tables', async () => {
+    await h.publish(exec(8, [evmReceipt()]));
+    await h.settled();
+    expect((await h.failure('Token', '')).code).toBe('NOT_FOUND');
+
+    await h.stopCirrus();
+    await h.startCirrus({ config: loadConfig({ LOG_LEVEL: 'silent', INDEX_EVM: 'true' }), reindex: true });
+    await h.settled();
+    expect((await h.search('Token', 'select=address,name,totalSupply,paused,balanceOf')).body).toEqual([
+      { address: token, name: 'Gold', totalSupply: 1000, paused: false, balanceOf: '0'.repeat(40) },
+    ]);
+    expect((await h.search('Token.Transfer', 'select=to,value')).body).toEqual([{ to: SENDER, value: '1000' }]);
+    expect((await h.failure('Token-balanceOf', '')).code).toBe('NOT_FOUND');
+    expect((await h.failure('Token-holders', '')).code).toBe('NOT_FOUND');
+    // the rebuild re-indexed the SolidVM contracts too
+    expect((await h.search('Acme-Item', 'select=qty')).body).toEqual([{ qty: 2 }]);
   });
 });
