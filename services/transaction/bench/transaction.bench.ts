@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { jetstream } from '@nats-io/jetstream';
-import { TX, VAULT, call, connectBus, type NatsConnection, type RawTransactionBody, type SubmitItem } from '@platform/bus';
+import { IDENTITY, TX, VAULT, call, connectBus, handle, serve, type IdentityRecord, type NatsConnection, type RawTransactionBody, type SubmitItem } from '@platform/bus';
 import { createLogger, loadConfig, type ExecResult, type Receipt } from '@platform/common';
 import { bytesToHex, generateKeyPair, sign, signingHash, type KeyPair } from '@platform/crypto';
 import { startTestInfra } from '@platform/launcher';
@@ -113,8 +113,20 @@ async function recordResults(nc: NatsConnection, hashes: string[]): Promise<numb
 export async function run(): Promise<Row[]> {
   const infra = await startTestInfra({ nats: true, postgres: true });
   const natsUrl = infra.nats!.url;
-  const config = loadConfig({ DATA_DIR: join(infra.dataDir, 'node'), VAULT_PORT: '0', LOG_LEVEL: 'silent', ACCOUNT_NONCE_LIMIT: String(Number.MAX_SAFE_INTEGER) });
+  // IDENTITY_REQUIRED=false in the environment measures admission without the identity check
+  const identityRequired = process.env.IDENTITY_REQUIRED ?? 'true';
+  const config = loadConfig({ DATA_DIR: join(infra.dataDir, 'node'), VAULT_PORT: '0', LOG_LEVEL: 'silent', ACCOUNT_NONCE_LIMIT: String(Number.MAX_SAFE_INTEGER), IDENTITY_REQUIRED: identityRequired });
   const logger = createLogger('bench', 'silent');
+  // the block service's identity answer, played here: every account has a valid certificate
+  let identityQuestions = 0;
+  const blockNc = await connectBus({ url: natsUrl, name: 'transaction-bench-block' });
+  await serve(blockNc, { name: 'block', version: '0.0.0', logger }, [
+    handle(IDENTITY.status, ({ address }): IdentityRecord => {
+      identityQuestions++;
+      const certificate = { certificate: '', userAddress: address, commonName: 'bench', organization: 'Bench', organizationalUnit: '', country: '', certificateString: '', parent: '', expirationDate: 4_000_000_000 };
+      return { address, registry: true, blockNumber: 1, certificate };
+    }),
+  ]);
   const vault = await startVault({ config, logger, natsUrl, databaseUrl: await infra.postgres!.createDatabase('vault_bench') });
   const service = await startTransactionService({ config, logger, natsUrl, databaseUrl: await infra.postgres!.createDatabase('tx_bench') });
   const nc = await connectBus({ url: natsUrl, name: 'transaction-bench' });
@@ -152,9 +164,11 @@ export async function run(): Promise<Row[]> {
       { name: 'admission latency of a lone one-transaction request, p50', value: latencies[100], unit: 'ms' },
       { name: 'admission latency of a lone one-transaction request, p99', value: latencies[198], unit: 'ms' },
       { name: `results recorded from ExecResults of ${BATCH} receipts`, value: results, unit: 'tx/s' },
+      { name: `identity questions to the block service (IDENTITY_REQUIRED=${identityRequired})`, value: identityQuestions, unit: 'requests' },
     ];
   } finally {
     await nc.close();
+    await blockNc.close();
     await service.stop();
     await vault.stop();
     await infra.stop();
