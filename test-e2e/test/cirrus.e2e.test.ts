@@ -45,7 +45,7 @@ describe('cirrus on a node', () => {
   const search = async (path: string, caughtUp: (rows: any[]) => boolean = () => true, headers: Record<string, string> = {}) => {
     for (let i = 0; ; i++) {
       const response = await fetch(`${node.gatewayUrl}/cirrus/search/${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
-      const body = await response.json();
+      const body = (await response.json()) as any;
       if ((response.ok && Array.isArray(body) && caughtUp(body)) || i === 150) return { status: response.status, headers: response.headers, body };
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -123,7 +123,7 @@ describe('cirrus on a node', () => {
     expect(page.headers.get('content-range')).toBe('0-0/4');
     const past = await fetch(`${node.gatewayUrl}/cirrus/search/Shelf?offset=10`, { headers: { authorization: `Bearer ${token}`, prefer: 'count=exact' } });
     expect(past.status).toBe(416);
-    expect((await past.json()).error.code).toBe('RANGE_NOT_SATISFIABLE');
+    expect(((await past.json()) as any).error.code).toBe('RANGE_NOT_SATISFIABLE');
   });
 
   test('bad queries are 400 and unknown tables 404, as JSON error bodies without SQL', async () => {
@@ -150,7 +150,7 @@ describe('cirrus on a node', () => {
     await fc.assert(
       fc.asyncProperty(query, async ([table, params]) => {
         const response = await fetch(`${node.gatewayUrl}/cirrus/search/${encodeURIComponent(table)}?${params.join('&')}`, { headers: { authorization: `Bearer ${token}` } });
-        const body = await response.json();
+        const body = (await response.json()) as any;
         expect(response.status).toBeLessThan(500);
         if (response.status >= 400) expect(typeof body.error?.code).toBe('string');
         else expect(Array.isArray(body)).toBe(true);
