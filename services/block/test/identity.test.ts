@@ -4,6 +4,7 @@
 // from the registry's state.
 import { createNodeCa, issueCertificate, type NodeCa } from '@platform/certs';
 import { DEFAULT_PROTOCOL, type Genesis, type Receipt, type Transaction } from '@platform/common';
+import { keyPairFromPrivateKey, sign } from '@platform/crypto';
 import { REGISTRY_ADDRESS, registryGenesisContract, validCertificateOf } from '@platform/identity';
 import { MemoryWorldState, readContractState } from '@platform/solidvm';
 import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
@@ -124,6 +125,24 @@ describe('the certificate registry', () => {
     await expectFailure(net.register(alice, pem), /registered before/);
     // a new certificate after revocation is accepted
     expect((await net.register(alice, net.issue(alice, { commonName: 'alice', organization: 'Acme' }))).status).toBe('Success');
+  });
+
+  test('contracts call the X.509 built-ins through the block service', async () => {
+    const net = new Net(ca);
+    const alice = new Account();
+    const pem = net.issue(alice, { commonName: 'alice', organization: 'Acme' });
+    const caKey = Buffer.from(keyPairFromPrivateKey(ca.privateKey).publicKey).toString('hex');
+    const src = `contract X509 {
+      function f(string pem, string caPem, string caKey, string h, string sig, string key) public returns (string, bool, bool, bool) {
+        return (parseCert(pem)["commonName"], verifyCertSignedBy(pem, caPem), verifyCert(pem, caKey), verifySignature(h, sig, key));
+      }
+    }`;
+    const made = await net.run(alice.create(src, 'X509'));
+    const hash = new Uint8Array(32).fill(9);
+    const sig = sign(hash, alice.key.privateKey);
+    const args = { pem, caPem: ca.certificatePem, caKey, h: Buffer.from(hash).toString('hex'), sig: Buffer.from([...sig.r, ...sig.s]).toString('hex'), key: Buffer.from(alice.key.publicKey).toString('hex') };
+    const call = await net.run(alice.call(made.contractsCreated[0].address, 'f', args));
+    expect(call.returnValues).toEqual(['alice', 'true', 'true', 'true']);
   });
 
   test('a certificate stops counting once it expires', async () => {
