@@ -6,17 +6,34 @@
 // transaction.
 import { parseJson, type JsonValue } from '@platform/query';
 import type { Client } from './db.js';
-import { qualified } from './tables.js';
+import { SQL_TYPE } from './shapes.js';
+import { qualified, type TableRec } from './tables.js';
 
 type Param = unknown;
+type Table = Pick<TableRec, 'sqlName' | 'columns'>;
 
-/** rows × columns per statement: PostgreSQL takes at most 65,535 bound parameters */
-const MAX_PARAMS = 30_000;
+/** rows per statement: each column travels as one array parameter */
+const MAX_ROWS = 20_000;
+
+/** The SQL type of a column, for the arrays rows travel in. */
+function sqlTypeOf(table: Table, column: string): string {
+  if (column === 'block_number') return 'bigint';
+  const def = table.columns.find((c) => c[1] === column);
+  if (!def) throw new Error(`column ${column} is not in the catalogue of ${table.sqlName}`);
+  return SQL_TYPE[def[2]];
+}
+
+/** `unnest($1::text[], $2::numeric[], …)`: rows as one array per column, in order. */
+function unnest(table: Table, columns: string[], from = 1): string {
+  return `unnest(${columns.map((c, i) => `$${from + i}::${sqlTypeOf(table, c)}[]`).join(', ')})`;
+}
+
+const transpose = (rows: Param[][], width: number): Param[][] => Array.from({ length: width }, (_, c) => rows.map((r) => r[c]));
 
 const contractKey = (address: string, chainId: string): string => `${address}\0${chainId}`;
 
 interface Rows {
-  table: string;
+  table: Table;
   columns: string[];
   rows: Param[][];
 }
@@ -31,46 +48,46 @@ interface Entry {
 
 export class Batch {
   private inserts = new Map<string, Rows>();
-  private upserts = new Map<string, { columns: string[]; rows: Map<string, Param[]> }>();
+  private upserts = new Map<string, { table: Table; columns: string[]; rows: Map<string, Param[]> }>();
   /** side table → contract → its array's rows, replacing the stored ones */
-  private replaced = new Map<string, Map<string, { address: string; chainId: string; rows: Array<[Param, Param]> }>>();
+  private replaced = new Map<string, { table: Table; contracts: Map<string, { address: string; chainId: string; rows: Array<[Param, Param]> }> }>();
   /** side table → entry → its last value */
-  private entries = new Map<string, Map<string, Entry>>();
+  private entries = new Map<string, { table: Table; entries: Map<string, Entry> }>();
   /** table → contracts whose rows go */
-  private removed = new Map<string, Map<string, [string, string]>>();
+  private removed = new Map<string, { table: Table; contracts: Map<string, [string, string]> }>();
   /** complex entry values read or written during this block (stored form) */
   private overlay = new Map<string, JsonValue | undefined>();
 
   constructor(private readonly client: Client) {}
 
-  insert(table: string, columns: string[], row: Param[]): void {
-    const key = `${table}\0${columns.join(',')}`;
+  insert(table: Table, columns: string[], row: Param[]): void {
+    const key = `${table.sqlName}\0${columns.join(',')}`;
     let rows = this.inserts.get(key);
     if (!rows) this.inserts.set(key, (rows = { table, columns, rows: [] }));
     rows.rows.push(row);
   }
 
   /** The row of a contract (first two values: address, chain ID); a later one in the block replaces it. */
-  upsert(table: string, columns: string[], row: Param[]): void {
-    let t = this.upserts.get(table);
+  upsert(table: Table, columns: string[], row: Param[]): void {
+    let t = this.upserts.get(table.sqlName);
     if (!t || t.columns.join(',') !== columns.join(',')) {
-      if (t) throw new Error(`rows of ${table} with two column lists in one batch`);
-      this.upserts.set(table, (t = { columns, rows: new Map() }));
+      if (t) throw new Error(`rows of ${table.sqlName} with two column lists in one batch`);
+      this.upserts.set(table.sqlName, (t = { table, columns, rows: new Map() }));
     }
     t.rows.set(contractKey(row[0] as string, row[1] as string), row);
   }
 
-  replaceArray(table: string, address: string, chainId: string, rows: Array<[Param, Param]>): void {
-    let t = this.replaced.get(table);
-    if (!t) this.replaced.set(table, (t = new Map()));
-    t.set(contractKey(address, chainId), { address, chainId, rows });
+  replaceArray(table: Table, address: string, chainId: string, rows: Array<[Param, Param]>): void {
+    let t = this.replaced.get(table.sqlName);
+    if (!t) this.replaced.set(table.sqlName, (t = { table, contracts: new Map() }));
+    t.contracts.set(contractKey(address, chainId), { address, chainId, rows });
   }
 
   /** A mapping entry: `value` undefined deletes it. `keyText` identifies the key within the block. */
-  setEntry(table: string, address: string, chainId: string, keyText: string, key: Param, value: Param | undefined): void {
-    let t = this.entries.get(table);
-    if (!t) this.entries.set(table, (t = new Map()));
-    t.set(`${contractKey(address, chainId)}\0${keyText}`, { address, chainId, key, value });
+  setEntry(table: Table, address: string, chainId: string, keyText: string, key: Param, value: Param | undefined): void {
+    let t = this.entries.get(table.sqlName);
+    if (!t) this.entries.set(table.sqlName, (t = { table, entries: new Map() }));
+    t.entries.set(`${contractKey(address, chainId)}\0${keyText}`, { address, chainId, key, value });
   }
 
   /** A complex entry's stored value (this block's latest, else the database's); undefined when there is none. */
@@ -88,42 +105,43 @@ export class Batch {
   }
 
   /** A destroyed contract: its rows in these tables go, and so does anything of it still pending. */
-  remove(tables: string[], address: string, chainId: string): void {
+  remove(tables: Table[], address: string, chainId: string): void {
     const key = contractKey(address, chainId);
     for (const table of tables) {
-      this.upserts.get(table)?.rows.delete(key);
-      this.replaced.get(table)?.delete(key);
-      const entries = this.entries.get(table);
+      const name = table.sqlName;
+      this.upserts.get(name)?.rows.delete(key);
+      this.replaced.get(name)?.contracts.delete(key);
+      const entries = this.entries.get(name)?.entries;
       if (entries) for (const id of [...entries.keys()]) if (id.startsWith(`${key}\0`)) entries.delete(id);
-      for (const id of [...this.overlay.keys()]) if (id.startsWith(`${table}\0${key}\0`)) this.overlay.delete(id);
-      let r = this.removed.get(table);
-      if (!r) this.removed.set(table, (r = new Map()));
-      r.set(key, [address, chainId]);
+      for (const id of [...this.overlay.keys()]) if (id.startsWith(`${name}\0${key}\0`)) this.overlay.delete(id);
+      let r = this.removed.get(name);
+      if (!r) this.removed.set(name, (r = { table, contracts: new Map() }));
+      r.contracts.set(key, [address, chainId]);
     }
   }
 
   async flush(): Promise<void> {
-    for (const [table, contracts] of this.removed) await this.deleteContracts(table, [...contracts.values()]);
-    for (const [table, contracts] of this.replaced) {
+    for (const { table, contracts } of this.removed.values()) await this.deleteContracts(table, [...contracts.values()]);
+    for (const { table, contracts } of this.replaced.values()) {
       const list = [...contracts.values()];
       await this.deleteContracts(table, list.map((c) => [c.address, c.chainId]));
       const rows = list.flatMap((c) => c.rows.map(([k, v]) => [c.address, c.chainId, k, v]));
       await this.write(table, ['address', 'chain_id', 'k', 'v'], rows, '');
     }
-    for (const [table, entries] of this.entries) {
+    for (const { table, entries } of this.entries.values()) {
       const all = [...entries.values()];
       const gone = all.filter((e) => e.value === undefined);
-      for (let i = 0; i < gone.length; i += MAX_PARAMS / 3) {
-        const chunk = gone.slice(i, i + MAX_PARAMS / 3);
+      for (let i = 0; i < gone.length; i += MAX_ROWS) {
+        const chunk = gone.slice(i, i + MAX_ROWS);
         await this.client.query(
-          `DELETE FROM ${qualified(table)} WHERE (address, chain_id, k) IN (${chunk.map((_, j) => `($${3 * j + 1}, $${3 * j + 2}, $${3 * j + 3})`).join(', ')})`,
-          chunk.flatMap((e) => [e.address, e.chainId, e.key]),
+          `DELETE FROM ${qualified(table.sqlName)} WHERE (address, chain_id, k) IN (SELECT * FROM ${unnest(table, ['address', 'chain_id', 'k'])})`,
+          transpose(chunk.map((e) => [e.address, e.chainId, e.key]), 3),
         );
       }
       const kept = all.filter((e) => e.value !== undefined).map((e) => [e.address, e.chainId, e.key, e.value]);
       await this.write(table, ['address', 'chain_id', 'k', 'v'], kept, ' ON CONFLICT (address, chain_id, k) DO UPDATE SET v = EXCLUDED.v');
     }
-    for (const [table, { columns, rows }] of this.upserts) {
+    for (const { table, columns, rows } of this.upserts.values()) {
       const updates = columns.filter((c) => c !== 'address' && c !== 'chain_id').map((c) => `${c} = EXCLUDED.${c}`);
       await this.write(table, columns, [...rows.values()], ` ON CONFLICT (address, chain_id) DO UPDATE SET ${updates.join(', ')}`);
     }
@@ -135,20 +153,22 @@ export class Batch {
     this.removed = new Map();
   }
 
-  private async deleteContracts(table: string, contracts: Array<[string, string]>): Promise<void> {
-    for (let i = 0; i < contracts.length; i += MAX_PARAMS / 2) {
-      const chunk = contracts.slice(i, i + MAX_PARAMS / 2);
-      await this.client.query(`DELETE FROM ${qualified(table)} WHERE (address, chain_id) IN (${chunk.map((_, j) => `($${2 * j + 1}, $${2 * j + 2})`).join(', ')})`, chunk.flat());
+  private async deleteContracts(table: Table, contracts: Array<[string, string]>): Promise<void> {
+    for (let i = 0; i < contracts.length; i += MAX_ROWS) {
+      const chunk = contracts.slice(i, i + MAX_ROWS);
+      await this.client.query(`DELETE FROM ${qualified(table.sqlName)} WHERE (address, chain_id) IN (SELECT * FROM ${unnest(table, ['address', 'chain_id'])})`, transpose(chunk, 2));
     }
   }
 
-  /** Multi-row INSERTs (rows in order), chunked to stay under the parameter limit. */
-  private async write(table: string, columns: string[], rows: Param[][], tail: string): Promise<void> {
-    const per = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-    for (let i = 0; i < rows.length; i += per) {
-      const chunk = rows.slice(i, i + per);
-      const values = chunk.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`).join(', ');
-      await this.client.query(`INSERT INTO ${qualified(table)} (${columns.join(', ')}) VALUES ${values}${tail}`, chunk.flat());
+  /** INSERTs of rows sent as one array per column, in order (identity columns number them as given). */
+  private async write(table: Table, columns: string[], rows: Param[][], tail: string): Promise<void> {
+    const alias = columns.map((_, i) => `x${i}`);
+    for (let i = 0; i < rows.length; i += MAX_ROWS) {
+      const chunk = rows.slice(i, i + MAX_ROWS);
+      await this.client.query(
+        `INSERT INTO ${qualified(table.sqlName)} (${columns.join(', ')}) SELECT ${alias.join(', ')} FROM ${unnest(table, columns)} WITH ORDINALITY AS u(${alias.join(', ')}, n) ORDER BY n${tail}`,
+        transpose(chunk, columns.length),
+      );
     }
   }
 }

@@ -71,7 +71,8 @@ class BlockApply {
       [this.exec.chainId, [...addresses]],
     );
     for (const r of rows) this.contracts.set(contractKey(r.address, this.exec.chainId), r.sql_name);
-    await this.tables.load(rows.flatMap((r) => (r.sql_name ? [r.sql_name] : [])));
+    const tables = await this.tables.load(rows.flatMap((r) => (r.sql_name ? [r.sql_name] : [])));
+    await this.tables.load(tables.flatMap((t) => t.vars.flatMap((v) => (v.side ? [v.side] : []))));
   }
 
   async tableOf(address: string, chainId: string): Promise<TableRec | undefined> {
@@ -156,8 +157,8 @@ async function applyStateChange(b: BlockApply, block: BlockFacts, receipt: Recei
   const columns = table.vars.filter((v) => v.column !== undefined);
   const names = [...INHERITED.map((c) => c[1]), ...columns.map((v) => v.column!)];
   const values = [...inheritedValues(block, receipt, change), ...columns.map((v) => columnValue(v, change.state))];
-  b.batch.upsert(table.sqlName, names, values);
-  b.batch.insert((await b.tables.historyOf(table)).sqlName, names, values);
+  b.batch.upsert(table, names, values);
+  b.batch.insert(await b.tables.historyOf(table), names, values);
   await applySides(b, table, change);
 }
 
@@ -179,7 +180,7 @@ async function applySides(b: BlockApply, table: TableRec, change: ContractStateC
       const value = change.state[v.name];
       const elem = v.shape.elem;
       const asColumn = (e: unknown) => (columnTypeOf(elem) === 'jsonb' ? jsonText(jsonOf(elem, e)) : scalarParam(elem, e));
-      b.batch.replaceArray(v.side!, change.address, change.chainId, Array.isArray(value) ? value.map((e, i) => [i, asColumn(e)]) : []);
+      b.batch.replaceArray(await b.tables.side(v), change.address, change.chainId, Array.isArray(value) ? value.map((e, i) => [i, asColumn(e)]) : []);
     } else if (v.shape.k === 'mapping') {
       for (const [segments, raw] of touched.get(v.name) ?? []) await applyEntry(b, v, v.shape, change, segments, typeof raw === 'string' ? raw : null);
     }
@@ -196,17 +197,17 @@ async function applyEntry(b: BlockApply, v: VarDef, shape: Extract<Shape, { k: '
     b.warn({ variable: v.name, address: change.address, key: first.text }, 'a mapping key does not fit its column; the entry is not indexed');
     return;
   }
-  const side = v.side!;
+  const side = await b.tables.side(v);
   const valueShape = shape.value;
   if (columnTypeOf(valueShape) !== 'jsonb') {
     if (segments.length !== 1) return;
     b.batch.setEntry(side, change.address, change.chainId, first.text, keyParam, raw === null ? undefined : scalarParam(valueShape, raw));
     return;
   }
-  const current = (await b.batch.entryValue(side, change.address, change.chainId, first.text, keyParam)) ?? defaultOf(valueShape);
+  const current = (await b.batch.entryValue(side.sqlName, change.address, change.chainId, first.text, keyParam)) ?? defaultOf(valueShape);
   const next = updateValue(current, valueShape, segments, raw, 1);
   const gone = isDefault(valueShape, next);
-  b.batch.rememberEntry(side, change.address, change.chainId, first.text, gone ? undefined : next);
+  b.batch.rememberEntry(side.sqlName, change.address, change.chainId, first.text, gone ? undefined : next);
   b.batch.setEntry(side, change.address, change.chainId, first.text, keyParam, gone ? undefined : jsonText(next));
 }
 
@@ -215,7 +216,7 @@ async function deleteContract(b: BlockApply, address: string, chainId: string): 
   const { rows } = await b.client.query<{ sql_name: string | null }>('DELETE FROM cirrus.contracts WHERE address = $1 AND chain_id = $2 RETURNING sql_name', [address, chainId]);
   b.contracts.delete(contractKey(address, chainId));
   const gone = rows[0]?.sql_name ? await b.tables.get(rows[0].sql_name) : undefined;
-  if (gone) b.batch.remove([gone.sqlName, ...gone.vars.flatMap((v) => (v.side ? [v.side] : []))], address, chainId);
+  if (gone) b.batch.remove([gone, ...(await Promise.all(gone.vars.filter((v) => v.side).map((v) => b.tables.side(v))))], address, chainId);
 }
 
 async function applyEvent(b: BlockApply, block: BlockFacts, receipt: Receipt, event: EventLog): Promise<void> {
@@ -226,5 +227,5 @@ async function applyEvent(b: BlockApply, block: BlockFacts, receipt: Receipt, ev
   const args = new Map(event.args);
   const cols = table.columns.filter((c) => c[3] === 'arg');
   const names = ['address', 'chain_id', ...cols.map((c) => c[1]), 'transaction_hash', 'block_number', 'block_timestamp'];
-  b.batch.insert(table.sqlName, names, [event.address, event.chainId, ...cols.map((c) => args.get(c[0]) ?? null), receipt.transactionHash, block.number, block.timestamp]);
+  b.batch.insert(table, names, [event.address, event.chainId, ...cols.map((c) => args.get(c[0]) ?? null), receipt.transactionHash, block.number, block.timestamp]);
 }

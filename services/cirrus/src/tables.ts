@@ -138,10 +138,19 @@ export class TableSet {
     private readonly beforeDdl: () => Promise<void>,
   ) {}
 
-  /** Loads these tables (one query) for `get`. */
-  async load(sqlNames: Iterable<string>): Promise<void> {
-    const missing = [...new Set(sqlNames)].filter((n) => !this.bySql.has(n));
+  /** Loads these tables (one query) for `get`; answers them. */
+  async load(sqlNames: Iterable<string>): Promise<TableRec[]> {
+    const wanted = [...new Set(sqlNames)];
+    const missing = wanted.filter((n) => !this.bySql.has(n));
     for (const rec of await tablesBySqlName(this.client, missing)) this.bySql.set(rec.sqlName, rec);
+    return wanted.flatMap((n) => this.bySql.get(n) ?? []);
+  }
+
+  /** The side table of a variable. */
+  async side(v: VarDef): Promise<TableRec> {
+    const rec = await this.get(v.side!);
+    if (!rec) throw new Error(`the side table ${v.side} of ${v.name} is not in the catalogue`);
+    return rec;
   }
 
   async get(sqlName: string): Promise<TableRec | undefined> {
