@@ -48,7 +48,8 @@ interface Entry {
 
 export class Batch {
   private inserts = new Map<string, Rows>();
-  private upserts = new Map<string, { table: Table; columns: string[]; rows: Map<string, Param[]> }>();
+  /** the last row of each contract; `insert`: the block created it (else the row exists and is updated) */
+  private upserts = new Map<string, { table: Table; columns: string[]; rows: Map<string, { row: Param[]; insert: boolean }> }>();
   /** side table → contract → its array's rows, replacing the stored ones */
   private replaced = new Map<string, { table: Table; contracts: Map<string, { address: string; chainId: string; rows: Array<[Param, Param]> }> }>();
   /** side table → entry → its last value */
@@ -67,14 +68,20 @@ export class Batch {
     rows.rows.push(row);
   }
 
-  /** The row of a contract (first two values: address, chain ID); a later one in the block replaces it. */
-  upsert(table: Table, columns: string[], row: Param[]): void {
+  /**
+   * The row of a contract (first two values: address, chain ID); a later one
+   * in the block replaces it. `created`: the row is new (an insert); else it
+   * exists since the contract's creation and is updated, which is cheaper
+   * than an insert that conflicts.
+   */
+  upsert(table: Table, columns: string[], row: Param[], created: boolean): void {
     let t = this.upserts.get(table.sqlName);
     if (!t || t.columns.join(',') !== columns.join(',')) {
       if (t) throw new Error(`rows of ${table.sqlName} with two column lists in one batch`);
       this.upserts.set(table.sqlName, (t = { table, columns, rows: new Map() }));
     }
-    t.rows.set(contractKey(row[0] as string, row[1] as string), row);
+    const key = contractKey(row[0] as string, row[1] as string);
+    t.rows.set(key, { row, insert: created || (t.rows.get(key)?.insert ?? false) });
   }
 
   replaceArray(table: Table, address: string, chainId: string, rows: Array<[Param, Param]>): void {
@@ -142,8 +149,19 @@ export class Batch {
       await this.write(table, ['address', 'chain_id', 'k', 'v'], kept, ' ON CONFLICT (address, chain_id, k) DO UPDATE SET v = EXCLUDED.v');
     }
     for (const { table, columns, rows } of this.upserts.values()) {
-      const updates = columns.filter((c) => c !== 'address' && c !== 'chain_id').map((c) => `${c} = EXCLUDED.${c}`);
-      await this.write(table, columns, [...rows.values()], ` ON CONFLICT (address, chain_id) DO UPDATE SET ${updates.join(', ')}`);
+      const all = [...rows.values()];
+      const set = columns.filter((c) => c !== 'address' && c !== 'chain_id');
+      const inserted = all.filter((r) => r.insert).map((r) => r.row);
+      await this.write(table, columns, inserted, ` ON CONFLICT (address, chain_id) DO UPDATE SET ${set.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`);
+      const updated = all.filter((r) => !r.insert).map((r) => r.row);
+      const alias = columns.map((_, i) => `x${i}`);
+      for (let i = 0; i < updated.length; i += MAX_ROWS) {
+        await this.client.query(
+          `UPDATE ${qualified(table.sqlName)} AS t SET ${set.map((c) => `${c} = u.x${columns.indexOf(c)}`).join(', ')}
+           FROM ${unnest(table, columns)} AS u(${alias.join(', ')}) WHERE t.address = u.x${columns.indexOf('address')} AND t.chain_id = u.x${columns.indexOf('chain_id')}`,
+          transpose(updated.slice(i, i + MAX_ROWS), columns.length),
+        );
+      }
     }
     for (const { table, columns, rows } of this.inserts.values()) await this.write(table, columns, rows, '');
     this.inserts = new Map();

@@ -8,6 +8,10 @@ import { consumeExecResults } from '@platform/bus';
 import type { ExecResult, Logger } from '@platform/common';
 import { inTransaction, type Client, type Db } from './db.js';
 import { applyExecResult, type IndexOptions } from './indexer.js';
+import { CatalogueCache } from './tables.js';
+
+/** contract accounts remembered between blocks; beyond this the cache starts over */
+const MAX_CACHED_CONTRACTS = 500_000;
 
 export const CIRRUS_CONSUMER = 'cirrus';
 /**
@@ -18,20 +22,50 @@ export const CIRRUS_CONSUMER = 'cirrus';
 export const EXEC_ACK_WAIT_MS = 5_000;
 export const EXEC_HEARTBEAT_MS = 1_500;
 
-async function lockProgress(client: Client): Promise<number> {
-  await client.query('INSERT INTO cirrus.progress (consumer, last_seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [CIRRUS_CONSUMER]);
-  const { rows } = await client.query<{ last_seq: string }>('SELECT last_seq FROM cirrus.progress WHERE consumer = $1 FOR UPDATE', [CIRRUS_CONSUMER]);
-  return Number(rows[0].last_seq);
+/**
+ * Moves the stored progress to `seq` (the row stays locked until commit, so
+ * instances apply one after the other); answers the sequence it held, or
+ * null when `seq` was applied before.
+ */
+async function advanceProgress(client: Client, seq: number): Promise<number | null> {
+  const { rows } = await client.query<{ last_seq: string }>(
+    `UPDATE cirrus.progress p SET last_seq = $2 FROM (SELECT last_seq FROM cirrus.progress WHERE consumer = $1 FOR UPDATE) old
+     WHERE p.consumer = $1 AND old.last_seq < $2 RETURNING old.last_seq`,
+    [CIRRUS_CONSUMER, seq],
+  );
+  return rows[0] ? Number(rows[0].last_seq) : null;
 }
 
-/** Applies the ExecResult at stream sequence `seq`; false when that sequence was applied before. */
-export async function indexExecResult(pool: Db, seq: number, exec: ExecResult, logger: Logger, options: IndexOptions): Promise<boolean> {
-  return inTransaction(pool, async (client) => {
-    if (seq <= (await lockProgress(client))) return false;
-    await applyExecResult(client, seq, exec, (fields, message) => logger.warn({ ...fields, seq }, message), options);
-    await client.query('UPDATE cirrus.progress SET last_seq = $2 WHERE consumer = $1', [CIRRUS_CONSUMER, seq]);
-    return true;
-  });
+/** The indexer of one process: its catalogue cache, valid while the stored progress is what it left. */
+export class Indexer {
+  private readonly cache = new CatalogueCache();
+  private lastSeq = -1;
+
+  constructor(
+    private readonly pool: Db,
+    private readonly logger: Logger,
+    private readonly options: IndexOptions,
+  ) {}
+
+  /** Applies the ExecResult at stream sequence `seq`; false when that sequence was applied before. */
+  async apply(seq: number, exec: ExecResult): Promise<boolean> {
+    try {
+      const applied = await inTransaction(this.pool, async (client) => {
+        const previous = await advanceProgress(client, seq);
+        if (previous === null) return false;
+        // another instance applied blocks since: what this one knew may be stale
+        if (previous !== this.lastSeq || this.cache.contracts.size > MAX_CACHED_CONTRACTS) this.cache.clear();
+        await applyExecResult(client, seq, exec, (fields, message) => this.logger.warn({ ...fields, seq }, message), this.options, this.cache);
+        return true;
+      });
+      if (applied) this.lastSeq = seq;
+      return applied;
+    } catch (err) {
+      this.cache.clear();
+      this.lastSeq = -1;
+      throw err;
+    }
+  }
 }
 
 /** The last stream sequence applied (0: none). */
@@ -49,13 +83,15 @@ export async function startIndexer(options: {
   onApplied?: (seq: number) => void;
 }): Promise<{ stop(): Promise<void> }> {
   const { js, pool, logger } = options;
+  await pool.query('INSERT INTO cirrus.progress (consumer, last_seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [CIRRUS_CONSUMER]);
+  const indexer = new Indexer(pool, logger, options.index);
   return consumeExecResults({
     js,
     durable: CIRRUS_CONSUMER,
     logger,
     heartbeatMs: options.heartbeatMs ?? EXEC_HEARTBEAT_MS,
     work: 'indexing an execution result',
-    apply: (seq, exec) => indexExecResult(pool, seq, exec, logger, options.index),
+    apply: (seq, exec) => indexer.apply(seq, exec),
     ...(options.onApplied ? { afterAck: options.onApplied } : {}),
   });
 }

@@ -11,7 +11,7 @@ import type { Client } from './db.js';
 import { familyOf } from './naming.js';
 import { isDefault, keyValue, parsePath, updateValue, type Segment } from './paths.js';
 import { defaultOf, jsonOf, scalarParam, shapeOf, columnTypeOf, type Shape } from './shapes.js';
-import { INHERITED, MAPPING_VALUE, TableSet, type TableRec, type VarDef, type Warn } from './tables.js';
+import { INHERITED, MAPPING_VALUE, TableSet, type CatalogueCache, type TableRec, type VarDef, type Warn } from './tables.js';
 
 export type { Warn } from './tables.js';
 
@@ -38,9 +38,10 @@ class BlockApply {
   readonly batch: Batch;
   readonly tables: TableSet;
   /** contract account → its table (null: a contract cirrus does not index) */
-  readonly contracts = new Map<string, string | null>();
+  readonly contracts: Map<string, string | null>;
 
   constructor(
+    cache: CatalogueCache,
     readonly client: Client,
     seq: number,
     readonly exec: ExecResult,
@@ -48,7 +49,8 @@ class BlockApply {
     readonly options: IndexOptions,
   ) {
     this.batch = new Batch(client);
-    this.tables = new TableSet(client, seq, warn, () => this.batch.flush());
+    this.tables = new TableSet(cache, client, seq, warn, () => this.batch.flush());
+    this.contracts = cache.contracts;
   }
 
   readonly block = (): BlockFacts => ({ hash: this.exec.block.hash, number: this.exec.block.number, timestamp: formatTimestamp(this.exec.block.timestamp) });
@@ -60,10 +62,13 @@ class BlockApply {
   /** The tables of every contract the block's changes and events name, in two queries. */
   async prefetch(): Promise<void> {
     const addresses = new Set<string>();
+    const wanted = (address: string) => {
+      if (!this.contracts.has(contractKey(address, this.exec.chainId))) addresses.add(address);
+    };
     for (const r of this.exec.receipts) {
       if (r.status !== 'Success') continue;
-      for (const c of r.stateChanges) addresses.add(c.address);
-      for (const e of r.events) addresses.add(e.address);
+      for (const c of r.stateChanges) wanted(c.address);
+      for (const e of r.events) wanted(e.address);
     }
     if (addresses.size === 0) return;
     const { rows } = await this.client.query<{ address: string; sql_name: string | null }>(
@@ -81,9 +86,10 @@ class BlockApply {
   }
 }
 
-export async function applyExecResult(client: Client, seq: number, exec: ExecResult, warn: Warn, options: IndexOptions): Promise<void> {
+/** Applies one block; `cache` is the catalogue as the previous block left it (see CatalogueCache). */
+export async function applyExecResult(client: Client, seq: number, exec: ExecResult, warn: Warn, options: IndexOptions, cache: CatalogueCache): Promise<void> {
   if (exec.chainId !== MAIN_CHAIN) return;
-  const b = new BlockApply(client, seq, exec, warn, options);
+  const b = new BlockApply(cache, client, seq, exec, warn, options);
   await b.prefetch();
   const block = b.block();
   for (const receipt of exec.receipts) {
@@ -157,7 +163,7 @@ async function applyStateChange(b: BlockApply, block: BlockFacts, receipt: Recei
   const columns = table.vars.filter((v) => v.column !== undefined);
   const names = [...INHERITED.map((c) => c[1]), ...columns.map((v) => v.column!)];
   const values = [...inheritedValues(block, receipt, change), ...columns.map((v) => columnValue(v, change.state))];
-  b.batch.upsert(table, names, values);
+  b.batch.upsert(table, names, values, change.created);
   b.batch.insert(await b.tables.historyOf(table), names, values);
   await applySides(b, table, change);
 }

@@ -118,6 +118,26 @@ export async function tablesBySqlName(db: Queryable, sqlNames: string[]): Promis
 export type Warn = (fields: Record<string, unknown>, message: string) => void;
 
 /**
+ * What the indexer knows of the catalogue between blocks: valid only while
+ * this process is the one applying blocks (the consumer drops it when the
+ * stored progress is not the one it left, and when a block fails, since a
+ * rolled-back block's changes to these records did not happen).
+ */
+export class CatalogueCache {
+  readonly bySql = new Map<string, TableRec>();
+  readonly families = new Map<string, TableRec[]>();
+  readonly events = new Map<string, TableRec | undefined>();
+  /** contract table → its history table */
+  readonly histories = new Map<string, TableRec>();
+  /** contract account → its table (null: a contract cirrus does not index) */
+  readonly contracts = new Map<string, string | null>();
+
+  clear(): void {
+    for (const m of [this.bySql, this.families, this.events, this.histories, this.contracts]) m.clear();
+  }
+}
+
+/**
  * The tables of one transaction of the indexer: reads the catalogue once per
  * table, creates and alters tables inside the caller's transaction (so a
  * rolled-back block leaves no table behind), and logs what it refuses.
@@ -125,18 +145,20 @@ export type Warn = (fields: Record<string, unknown>, message: string) => void;
  * written with the columns they were built for.
  */
 export class TableSet {
-  private readonly bySql = new Map<string, TableRec>();
-  private readonly families = new Map<string, TableRec[]>();
-  private readonly events = new Map<string, TableRec | undefined>();
-  /** contract table → its history table */
-  private readonly histories = new Map<string, TableRec>();
+  private readonly bySql: Map<string, TableRec>;
+  private readonly families: Map<string, TableRec[]>;
+  private readonly events: Map<string, TableRec | undefined>;
+  private readonly histories: Map<string, TableRec>;
 
   constructor(
+    cache: CatalogueCache,
     private readonly client: Client,
     private readonly seq: number,
     private readonly warn: Warn,
     private readonly beforeDdl: () => Promise<void>,
-  ) {}
+  ) {
+    ({ bySql: this.bySql, families: this.families, events: this.events, histories: this.histories } = cache);
+  }
 
   /** Loads these tables (one query) for `get`; answers them. */
   async load(sqlNames: Iterable<string>): Promise<TableRec[]> {
@@ -230,7 +252,8 @@ export class TableSet {
       const version = (versions[0]?.version ?? 0) + 1;
       if (versions.length > 0) this.warn({ table: family, version }, 'a state variable changed type; the contract gets a new table version');
       table = await this.create({ family, version, kind: 'contract', member: '', contract, columns: [...INHERITED], vars: [] }, (t) => [
-        `CREATE TABLE ${t} (${INHERITED_DDL}, PRIMARY KEY (address, chain_id), UNIQUE (record_id))`,
+        // record_id is address and chain ID in one: the primary key already makes it unique
+        `CREATE TABLE ${t} (${INHERITED_DDL}, PRIMARY KEY (address, chain_id))`,
         `CREATE INDEX ON ${t} (block_number)`,
         `CREATE INDEX ON ${t} (chain_id)`,
       ]);
