@@ -47,4 +47,4 @@ export {
 export { CIRRUS } from './contracts/cirrus.js';
 export type { SearchRequest, SearchResponse } from './contracts/cirrus.js';
 export { IDENTITY, IDENTITY_SUBJECTS } from './contracts/identity.js';
-export type { CertificateSubject, IdentityRecord, IdentityRequest, IssueRequest, IssuedCertificate, RegisteredCertificateRecord } from './contracts/identity.js';
+export type { CertificateSubject, IdentityRecord, IdentityRequest, IssueRequest, IssuedCertificate, RegisterRequest, RegisteredCertificateRecord } from './contracts/identity.js';

@@ -4,7 +4,7 @@
 export { REGISTRY_ADDRESS, REGISTRY_CONTRACT, CERTIFICATE_CONTRACT, REGISTRY_SOURCE } from './registry-source.js';
 export { certificateFields, certificateSignedBy, certificateSignedByKey, signatureValid } from './hooks.js';
 export { certificateContractOf, userCertFields, validCertificateOf, type RegisteredCertificate } from './state.js';
-export { RESERVED_CONTRACT_NAMES, isReservedContractName, isRegistration, REGISTER_FUNCTION } from './rules.js';
+export { RESERVED_CONTRACT_NAMES, isReservedContractName, isRegistration, REGISTER_FUNCTION, REGISTRATION_GAS_LIMIT, registrationFields } from './rules.js';
 export { registryGenesisContract } from './genesis.js';
 export { identityHooks, identityOf, type IdentityHooks } from './vm-hooks.js';
 export { nodeCaFiles, readNodeCa, type NodeCaFiles, type NodeCaSource } from './node-ca.js';

@@ -89,14 +89,13 @@ contract CertificateRegistry {
         }
     }
 
-    // Registers the sender's certificate: its public key must be the sender's
-    // (so the certificate names exactly this account), and a trusted root or
-    // a registered CA must have issued it.
+    // Registers a certificate for the account of its public key, sent by that
+    // account or by the certificate's issuer (a node enrolling its users);
+    // a trusted root or a registered CA must have issued it.
     function registerCertificate(string newCertificateString) public returns (address) {
         mapping(string => string) c = parseCert(newCertificateString);
         require(c["error"] == "", "not a valid certificate: " + c["error"]);
         address user = address(c["userAddress"]);
-        require(user == msg.sender, "the certificate is for the key of " + string(user) + ", not the sender's: an account registers its own certificate");
         require(uint(c["notAfter"], 10) >= block.timestamp, "the certificate has expired");
         require(uint(c["notBefore"], 10) <= block.timestamp, "the certificate is not valid yet");
 
@@ -112,6 +111,7 @@ contract CertificateRegistry {
             ? "the certificate's signature does not verify under its issuer's key"
             : "the certificate is not issued by a trusted root or a registered CA: its issuer CN=" + c["issuerCommonName"] + ", O=" + c["issuerOrganization"] + " is unknown");
 
+        require(msg.sender == user || msg.sender == issuer, "the certificate is for the key of " + string(user) + ", not the sender's: only that account or the certificate's issuer registers it");
         string key = string(issuer) + ":" + c["serialNumber"];
         require(!seen[key], "this certificate was registered before");
         address current = certificates[user];

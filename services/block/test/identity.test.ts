@@ -49,7 +49,8 @@ class Net {
   }
 
   issue(account: Account, subject: { commonName: string; organization?: string; organizationalUnit?: string }, opts = {}): string {
-    return issueCertificate({ ...subject, publicKey: account.key.publicKey }, this.ca, opts);
+    // backdated, as the vault issues them, so a block of the same second accepts it
+    return issueCertificate({ ...subject, publicKey: account.key.publicKey }, this.ca, { notBefore: new Date((NOW - 300) * 1000), ...opts });
   }
 }
 
@@ -143,6 +144,22 @@ describe('the certificate registry', () => {
     const args = { pem, caPem: ca.certificatePem, caKey, h: Buffer.from(hash).toString('hex'), sig: Buffer.from([...sig.r, ...sig.s]).toString('hex'), key: Buffer.from(alice.key.publicKey).toString('hex') };
     const call = await net.run(alice.call(made.contractsCreated[0].address, 'f', args));
     expect(call.returnValues).toEqual(['alice', 'true', 'true', 'true']);
+  });
+
+  test("the certificate's issuer may register it for its account (a node enrolling its users)", async () => {
+    const net = new Net(ca);
+    const alice = new Account();
+    const issuer = Object.assign(new Account(), { key: keyPairFromPrivateKey(ca.privateKey) });
+    const reg = await net.register(issuer, net.issue(alice, { commonName: 'alice', organization: 'Acme' }));
+    expect(reg).toMatchObject({ status: 'Success', message: 'Success!' });
+    expect(validCertificateOf(net.state, alice.address, NOW + 100)).toMatchObject({ commonName: 'alice', parent: ca.certificate.address });
+    // the issuer's own nonce moved, alice's did not
+    expect(net.state.getAccount(alice.address)).toBeUndefined();
+    // another CA's account may not
+    const other = new Account();
+    const bob = new Account();
+    const refused = await net.register(other, net.issue(bob, { commonName: 'bob' }));
+    expect(refused.message).toMatch(/only that account or the certificate's issuer/);
   });
 
   test('a certificate stops counting once it expires', async () => {

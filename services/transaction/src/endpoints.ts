@@ -1,7 +1,8 @@
 // The service's NATS endpoints (contract: libs/bus/src/contracts/tx.ts).
-import { TX, handle, type Handler } from '@platform/bus';
+import { IDENTITY, TX, handle, type Handler } from '@platform/bus';
 import { fill, results, submit, submitRaw, type AdmissionDeps } from './admission.js';
 import { address, chainId, hash, invalid } from './fields.js';
+import { register } from './registrar.js';
 import { nextNonce } from './store.js';
 
 /** More hashes than any client sends in one call; bounds the query. */
@@ -12,6 +13,7 @@ export function txHandlers(deps: AdmissionDeps): Handler[] {
     handle(TX.submit, (request) => submit(deps, request)),
     handle(TX.submitRaw, (request) => submitRaw(deps, request)),
     handle(TX.fill, (request) => fill(deps, request)),
+    handle(IDENTITY.register, (request) => register(deps, request)),
     handle(TX.results, (request) => {
       const hashes: unknown = request?.hashes;
       if (!Array.isArray(hashes)) throw invalid('body', 'must be a JSON array of transaction hashes');

@@ -22,6 +22,14 @@ export function loadCa(config: Pick<NodeConfig, 'nodeCaCert' | 'nodeCaKey' | 'da
   return readNodeCa({ cert: files.certFile, key: files.keyFile }, { cert: files.certFile, key: files.keyFile });
 }
 
+/**
+ * Validity starts a little in the past: the registry checks it against the
+ * block's time, and a block cut in the same second, or by a node whose clock
+ * is slightly behind, must not find the certificate "not valid yet".
+ */
+const BACKDATE_MS = 5 * 60_000;
+const VALIDITY_MS = 365 * 86_400_000;
+
 const invalid = (field: string, message: string) => new PlatformError('VALIDATION_FAILED', `${field} ${message}`, { field });
 
 function text(value: unknown, field: string, required: boolean): string | undefined {
@@ -63,7 +71,9 @@ export async function issue(ca: NodeCa | null, store: KeyStore, request: unknown
   const subject = subjectOf(body.subject);
   const publicKey = body.username !== undefined ? Uint8Array.from(Buffer.from((await store.get(usernameField(body.username))).pubkey, 'hex')) : publicKeyOf(body.publicKey);
   try {
-    return { certificate: issueCertificate({ ...subject, publicKey }, ca), address: addressFromPublicKey(publicKey) };
+    const notBefore = new Date(Date.now() - BACKDATE_MS);
+    const notAfter = new Date(notBefore.getTime() + VALIDITY_MS);
+    return { certificate: issueCertificate({ ...subject, publicKey }, ca, { notBefore, notAfter }), address: addressFromPublicKey(publicKey) };
   } catch (err) {
     if (err instanceof CertError) throw new PlatformError('VALIDATION_FAILED', `the certificate cannot be issued: ${err.message}`, { field: 'subject' });
     throw err;

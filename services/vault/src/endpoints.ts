@@ -4,6 +4,8 @@
 import { IDENTITY, VAULT, handle, type Handler } from '@platform/bus';
 import type { NodeCa } from '@platform/certs';
 import { PlatformError } from '@platform/common';
+import { bytesToHex, sign, signingHash } from '@platform/crypto';
+import { registrationFields } from '@platform/identity';
 import { issue } from './ca.js';
 import type { KeyStore } from './keystore.js';
 import { requestObject } from './validate.js';
@@ -19,10 +21,20 @@ export function vaultHandlers(store: KeyStore, ca: () => NodeCa | null = () => n
     // the users request has only optional fields: an empty or null body lists everyone
     handle(VAULT.users, (request) => store.users(request === null ? {} : requestObject(request, 'users'))),
     handle(IDENTITY.issue, (request) => issue(ca(), store, request)),
-    handle(IDENTITY.ca, () => {
-      const current = ca();
-      if (!current) throw new PlatformError('UNAVAILABLE', 'this node has no certificate authority');
-      return { certificate: current.certificatePem };
+    handle(IDENTITY.ca, () => ({ certificate: caOrUnavailable(ca).certificatePem })),
+    handle(IDENTITY.caSign, (request) => {
+      const { certificate, nonce } = requestObject(request, 'cert-sign');
+      if (typeof certificate !== 'string' || !certificate.includes('-----BEGIN CERTIFICATE-----')) throw new PlatformError('VALIDATION_FAILED', 'certificate must be a PEM certificate', { field: 'certificate' });
+      if (!Number.isSafeInteger(nonce) || (nonce as number) < 0) throw new PlatformError('VALIDATION_FAILED', 'nonce must be a non-negative integer', { field: 'nonce' });
+      const hash = signingHash(registrationFields(certificate, BigInt(nonce as number)), 'metadata');
+      const signature = sign(hash, caOrUnavailable(ca).privateKey);
+      return { r: bytesToHex(signature.r), s: bytesToHex(signature.s), v: signature.v };
     }),
   ];
+}
+
+function caOrUnavailable(ca: () => NodeCa | null): NodeCa {
+  const current = ca();
+  if (!current) throw new PlatformError('UNAVAILABLE', 'this node has no certificate authority');
+  return current;
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { createNodeCa, parseCertificate, privateKeyToPem, publicKeyToPem } from '@platform/certs';
 import { IDENTITY, VAULT, call, connectBus, type NatsConnection } from '@platform/bus';
 import type { PlatformError } from '@platform/common';
-import { generateKeyPair } from '@platform/crypto';
+import { generateKeyPair, hexToBytes, recoverAddress, signingHash } from '@platform/crypto';
+import { registrationFields } from '@platform/identity';
 import { vaultFixture, type VaultFixture } from './helpers.js';
 
 describe('vault - the node CA', () => {
@@ -55,6 +56,16 @@ describe('vault - the node CA', () => {
     expect(issued.address).toBe(pair.address);
     expect(new X509Certificate(issued.certificate).subject).toContain('C=DE');
     expect(opensslVerifies(issued.certificate)).toMatch(/: OK$/);
+  });
+
+  test("the CA signs registrations of certificates, in the form that covers the certificate, and nothing else", async () => {
+    const pem = (await call(nc, IDENTITY.issue, { publicKey: publicKeyToPem(generateKeyPair().publicKey), subject: { commonName: 'r', organization: 'Acme' } })).certificate;
+    const sig = await call(nc, IDENTITY.caSign, { certificate: pem, nonce: 7 });
+    const hash = signingHash(registrationFields(pem, 7n), 'metadata');
+    expect(recoverAddress(hash, hexToBytes(sig.r), hexToBytes(sig.s), (sig.v - 27) as 0 | 1)).toBe(ca.certificate.address);
+    for (const request of [{ certificate: 'x', nonce: 1 }, { certificate: pem, nonce: -1 }, { msgHash: 'ab'.repeat(32) }]) {
+      expect((await failure(call(nc, IDENTITY.caSign, request as never))).code).toBe('VALIDATION_FAILED');
+    }
   });
 
   test('bad input: 400 naming the field; a user without a key is USER_NOT_FOUND', async () => {

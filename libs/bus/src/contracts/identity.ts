@@ -4,13 +4,17 @@
 //
 // Subjects: the block service's stay outside `block.>` (the BLOCKS stream
 // captures it), like its other endpoints.
+import type { TxResult } from '@platform/common';
 import { defineEndpoint } from '../rpc.js';
 import { SERVICE_NAMES } from '../subjects.js';
+import type { SignatureRecord } from './vault.js';
 
 export const IDENTITY_SUBJECTS = {
   status: 'block-svc.identity',
   issue: 'vault.cert.issue',
   ca: 'vault.cert.ca',
+  caSign: 'vault.cert.sign',
+  register: 'tx.register',
 } as const;
 
 export interface IdentityRequest {
@@ -67,6 +71,14 @@ export interface IssuedCertificate {
   address: string;
 }
 
+export interface RegisterRequest {
+  /** the user being enrolled (recorded as the transaction's submitter) */
+  username: string;
+  organization: string | null;
+  /** PEM, issued by this node's CA */
+  certificate: string;
+}
+
 export const IDENTITY = {
   /** the registry's view of an address at the last applied block; BAD_HEX/VALIDATION_FAILED (`address`) */
   status: defineEndpoint<IdentityRequest, IdentityRecord>(SERVICE_NAMES.block, 'identity', IDENTITY_SUBJECTS.status),
@@ -78,4 +90,16 @@ export const IDENTITY = {
   issue: defineEndpoint<IssueRequest, IssuedCertificate>(SERVICE_NAMES.vault, 'cert-issue', IDENTITY_SUBJECTS.issue),
   /** the node CA's certificate, PEM */
   ca: defineEndpoint<Record<string, never> | null, { certificate: string }>(SERVICE_NAMES.vault, 'cert-ca', IDENTITY_SUBJECTS.ca),
+  /**
+   * The node CA's signature of the transaction registering `certificate`
+   * with `nonce` (libs/identity `registrationFields`, metadata-covering
+   * form): the CA key signs registrations, never an arbitrary hash.
+   */
+  caSign: defineEndpoint<{ certificate: string; nonce: number }, SignatureRecord>(SERVICE_NAMES.vault, 'cert-sign', IDENTITY_SUBJECTS.caSign),
+  /**
+   * Registers a certificate issued by this node's CA with a transaction of
+   * the CA's account (its issuer), so enrolment uses none of the user's
+   * nonces: the Pending result. VALIDATION_FAILED for a missing field.
+   */
+  register: defineEndpoint<RegisterRequest, TxResult>(SERVICE_NAMES.tx, 'register', IDENTITY_SUBJECTS.register),
 } as const;

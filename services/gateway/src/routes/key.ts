@@ -2,13 +2,13 @@
 // IDENTITY_AUTO_ENROLL its enrolment (CONVENTIONS.md "Accounts and
 // identity"): a certificate for the new key issued by the node's CA
 // (CN = username, O = the token's organization claim or NODE_ORG, OU from the
-// `organizationalUnit` claim), registered in the registry by a transaction
-// signed with the user's key, answered once that transaction succeeded.
+// `organizationalUnit` claim), registered in the registry by a transaction of
+// the CA's account (its issuer; the user's nonces stay untouched), answered
+// once that transaction succeeded.
 import type { FastifyInstance } from 'fastify';
-import { IDENTITY, TX, VAULT, call, type KeyRecord, type NatsConnection } from '@platform/bus';
+import { IDENTITY, VAULT, call, type KeyRecord, type NatsConnection } from '@platform/bus';
 import { PlatformError, type NodeConfig } from '@platform/common';
 import type { Principal } from '@platform/auth';
-import { REGISTER_FUNCTION, REGISTRY_ADDRESS } from '@platform/identity';
 import { principalOf } from '../auth.js';
 import type { ResolveHub } from '../resolve.js';
 
@@ -90,26 +90,14 @@ function claimText(principal: Principal, claim: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Issues the user's certificate and registers it with a transaction of the user's own key; throws unless it is registered. */
+/** Issues the user's certificate and has the node's CA register it; throws unless it is registered. */
 async function enrol(deps: KeyRouteDeps, principal: Principal, key: KeyRecord, requestId: string): Promise<void> {
   const { nc } = deps;
   const organizationalUnit = claimText(principal, ORG_UNIT_CLAIM);
   const subject = { commonName: principal.username, organization: principal.org ?? deps.config.nodeOrg, ...(organizationalUnit ? { organizationalUnit } : {}) };
   const { certificate } = await call(nc, IDENTITY.issue, { username: principal.username, subject }, { requestId });
-  const submitted = await call(
-    nc,
-    TX.submit,
-    {
-      username: principal.username,
-      organization: principal.org,
-      chainId: null,
-      // gas price 0: a new account has nothing to pay with, even where gas is enabled
-      txParams: { gasPrice: 0 },
-      transactions: [{ type: 'FUNCTION', payload: { contractAddress: REGISTRY_ADDRESS, method: REGISTER_FUNCTION, args: { newCertificateString: certificate }, metadata: { VM: 'SolidVM' } } }],
-    },
-    { requestId },
-  );
-  const [result] = await deps.hub.resolve(submitted, deps.config.resolveTimeoutMs, requestId);
+  const submitted = await call(nc, IDENTITY.register, { username: principal.username, organization: principal.org, certificate }, { requestId });
+  const [result] = await deps.hub.resolve([submitted], deps.config.resolveTimeoutMs, requestId);
   if (result.status === 'Success') return;
   // a concurrent POST key of the same user may have enrolled it first
   if (await isEnrolled(nc, key.address, requestId)) return;
