@@ -22,7 +22,7 @@ export type { Catalogue, CatalogueColumn, CatalogueRelation, CatalogueTable, Col
 export { planQuery } from './plan/plan.js';
 export type { PlanOptions, QueryPlan } from './plan/plan.js';
 export type { OutputColumn, OutputKind } from './plan/select.js';
-export { runQuery } from './run.js';
+export { nativeStatement, runQuery } from './run.js';
 export type { Database, JsonValue, PgQueryable, QueryResult, Row } from './run.js';
 export { rangeAnswer } from './range.js';
 export type { RangeAnswer } from './range.js';

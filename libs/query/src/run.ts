@@ -67,6 +67,11 @@ async function arrayRows(db: Database, sql: string, bindings: readonly unknown[]
   return (await db.query({ text: toNative(sql), values: [...bindings], rowMode: 'array' })).rows;
 }
 
+/** The plan's statement in pg's own form (`$1`, `$2`...) with its values: to run it without this library. */
+export function nativeStatement(plan: QueryPlan): { text: string; values: unknown[] } {
+  return { text: toNative(plan.sql), values: [...plan.bindings] };
+}
+
 /** Runs a plan on a knex (pool or transaction) or a pg client, and shapes the rows. */
 export async function runQuery(db: Database, plan: QueryPlan): Promise<QueryResult> {
   const raw = await arrayRows(db, plan.sql, plan.bindings);

@@ -3,6 +3,7 @@
 import { LosslessNumber } from 'lossless-json';
 import { type Row, jsonNumber, jsonText, parseJson, toJson } from '../src/index.js';
 import { toNative } from '../src/plan/sql.js';
+import { catalogueOf, columnsOf, nativeStatement, parseQuery, planQuery } from '../src/index.js';
 
 describe('toJson', () => {
   test('numbers are written as their text, strings escaped, nesting kept, key order kept', () => {
@@ -49,5 +50,13 @@ describe('jsonText, parseJson, jsonNumber', () => {
     const text = '{"b":[9007199254740993,1.50,"x"],"a":{"t":true,"n":null}}';
     expect(jsonText(parseJson(text))).toBe(text);
     expect(jsonText({ n: jsonNumber('123456789012345678901234567890'), s: 'é"' })).toBe('{"n":123456789012345678901234567890,"s":"é\\""}');
+  });
+});
+
+describe('nativeStatement', () => {
+  test('the plan with $n placeholders and its values', () => {
+    const table = { name: 'T', sql: 't', chainColumn: null, columns: columnsOf([['a', 'a', 'numeric']]) };
+    const plan = planQuery(parseQuery('a=gt.5&limit=2'), catalogueOf([table]), { table: 'T', visibleChains: [''] });
+    expect(nativeStatement(plan)).toEqual({ text: 'SELECT t0."a" FROM "t" AS t0 WHERE t0."a" > $1::numeric LIMIT $2', values: ['5', 2] });
   });
 });

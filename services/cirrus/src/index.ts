@@ -9,7 +9,7 @@ import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, startIndexer } from './consumer.js';
 import { CIRRUS } from '@platform/bus';
 import { createPool, dropReadModel, migrate } from './db.js';
-import { search } from './search.js';
+import { TableResolver, search } from './search.js';
 
 export { CIRRUS_CONSUMER, appliedSequence } from './consumer.js';
 export { formatTimestamp } from './indexer.js';
@@ -67,8 +67,11 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
     await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: 1 });
     const indexer = await startIndexer({ js: jetstream(nc), pool, logger, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
     undo.unshift(() => indexer.stop());
+    const resolver = new TableResolver(pool, options.databaseUrl, logger);
+    await resolver.start();
+    undo.unshift(() => resolver.stop());
     const service = await serve(nc, { name: 'cirrus', version: VERSION, description: 'the indexed read model and its query endpoint', logger }, [
-      handle(CIRRUS.search, (request) => search(pool, request)),
+      handle(CIRRUS.search, (request) => search(pool, resolver, request)),
     ]);
     undo.unshift(() => service.stop());
     await nc.flush();

@@ -5,12 +5,13 @@
 // instance), then @platform/query parses, checks against it, plans with the
 // caller's visible chains, runs and shapes. Nothing of the request reaches
 // SQL but bound values.
-import { PlatformError } from '@platform/common';
+import pg from 'pg';
+import { PlatformError, type Logger } from '@platform/common';
 import { catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson, type CatalogueTable, type OrderSpec } from '@platform/query';
 import type { SearchRequest, SearchResponse } from '@platform/bus';
 import type { Db } from './db.js';
 import { bareReadings } from './naming.js';
-import { SCHEMA, familiesOf, tableNamed, type TableRec } from './tables.js';
+import { CATALOGUE_CHANNEL, SCHEMA, familiesOf, tableNamed, type TableRec } from './tables.js';
 
 const DEFAULT_ORDER: Record<TableRec['kind'], OrderSpec[]> = {
   contract: [{ column: 'block_number' }, { column: 'address' }],
@@ -52,12 +53,82 @@ export async function resolveTable(pool: Db, name: string): Promise<TableRec | u
   return undefined;
 }
 
-export async function search(pool: Db, request: SearchRequest): Promise<SearchResponse> {
+/**
+ * Names resolved to tables, remembered while a connection LISTENs to the
+ * catalogue's change notices (the indexer notifies in the transaction that
+ * changes it; PostgreSQL delivers at commit). A notice clears everything; a
+ * resolution that raced a notice is not remembered; without the listening
+ * connection nothing is remembered, so a change is never missed.
+ */
+export class TableResolver {
+  private readonly cache = new Map<string, TableRec>();
+  private generation = 0;
+  private listening = false;
+  private listener: pg.Client | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly pool: Db,
+    private readonly databaseUrl: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'cirrus-catalogue' });
+    const lost = (err?: unknown) => {
+      if (this.listener !== client) return;
+      this.listening = false;
+      this.listener = undefined;
+      this.forget();
+      client.end().catch(() => {});
+      if (this.stopped) return;
+      this.logger.warn({ err }, 'the catalogue notice connection failed; tables are looked up on every request until it is back');
+      this.retry = setTimeout(() => void this.start().catch((e: unknown) => lost(e)), 1_000);
+    };
+    this.listener = client;
+    client.on('notification', () => this.forget());
+    client.on('error', lost);
+    client.on('end', () => lost());
+    await client.connect();
+    await client.query(`LISTEN ${CATALOGUE_CHANNEL}`);
+    this.forget();
+    this.listening = true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const client = this.listener;
+    this.listener = undefined;
+    this.listening = false;
+    await client?.end().catch(() => {});
+  }
+
+  private forget(): void {
+    this.generation++;
+    this.cache.clear();
+  }
+
+  async resolve(name: string): Promise<TableRec | undefined> {
+    const hit = this.listening ? this.cache.get(name) : undefined;
+    if (hit) return hit;
+    const generation = this.generation;
+    const rec = await resolveTable(this.pool, name);
+    if (rec && this.listening && generation === this.generation) {
+      if (this.cache.size >= 10_000) this.cache.clear();
+      this.cache.set(name, rec);
+    }
+    return rec;
+  }
+}
+
+export async function search(pool: Db, resolver: TableResolver, request: SearchRequest): Promise<SearchResponse> {
   if (typeof request?.table !== 'string' || typeof request.query !== 'string') {
     throw new PlatformError('BAD_QUERY', 'a search needs a table name and a query string');
   }
   const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
-  const rec = await resolveTable(pool, request.table);
+  const rec = await resolver.resolve(request.table);
   const catalogue = catalogueOf(rec ? [catalogueTable(request.table, rec)] : []);
   const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visibleChains(request.username) });
   const result = await runQuery(pool, plan);

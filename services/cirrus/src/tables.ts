@@ -115,6 +115,14 @@ export async function tablesBySqlName(db: Queryable, sqlNames: string[]): Promis
   return rows.map(fromRow);
 }
 
+/** The channel on which a committed change of the catalogue is announced (PostgreSQL delivers it at commit). */
+export const CATALOGUE_CHANNEL = 'cirrus_catalogue';
+
+async function notifyCatalogueChanged(client: Queryable): Promise<void> {
+  // several in one transaction are delivered as one
+  await client.query(`NOTIFY ${CATALOGUE_CHANNEL}`);
+}
+
 export type Warn = (fields: Record<string, unknown>, message: string) => void;
 
 /**
@@ -206,6 +214,7 @@ export class TableSet {
     );
     this.bySql.set(table.sqlName, table);
     await this.claimNames(table);
+    await notifyCatalogueChanged(this.client);
     return table;
   }
 
@@ -235,6 +244,7 @@ export class TableSet {
 
   private async save(rec: TableRec): Promise<void> {
     await this.client.query('UPDATE cirrus.tables SET columns = $2, vars = $3 WHERE sql_name = $1', [rec.sqlName, JSON.stringify(rec.columns), JSON.stringify(rec.vars)]);
+    await notifyCatalogueChanged(this.client);
   }
 
   /**

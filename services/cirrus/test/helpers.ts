@@ -130,6 +130,8 @@ export class Harness {
       if (Date.now() > deadline) throw new Error(`indexer stuck at ${await this.applied()} of ${this.published}`);
       await new Promise((r) => setTimeout(r, 25));
     }
+    // the catalogue's change notice reaches the endpoint's table cache a moment after the commit
+    await new Promise((r) => setTimeout(r, 30));
   }
 
   async search(table: string, query: string, prefer?: string): Promise<SearchResponse & { body: unknown }> {
