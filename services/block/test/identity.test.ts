@@ -162,6 +162,23 @@ describe('the certificate registry', () => {
     expect(refused.message).toMatch(/only that account or the certificate's issuer/);
   });
 
+  test('within one block, a registration and a revocation count from the next transaction on', async () => {
+    const net = new Net(ca);
+    const alice = new Account();
+    const pem = net.issue(alice, { commonName: 'alice', organization: 'Acme' });
+    const txs = [
+      alice.create(WHO, 'Who'),
+      alice.call(REGISTRY_ADDRESS, 'registerCertificate', { newCertificateString: pem }),
+      alice.create(WHO, 'Who'),
+      alice.call(REGISTRY_ADDRESS, 'revokeCertificate', { userAddress: alice.address }),
+      alice.create(WHO, 'Who'),
+    ];
+    const env: BlockEnv = { chainId: '', number: 1, timestamp: NOW + 1, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: DEFAULT_EXECUTORS, isExecuted: () => false };
+    const { receipts } = await executeBlock(net.state, txs, env);
+    expect(receipts.map((r) => r.status)).toEqual(['Success', 'Success', 'Success', 'Success', 'Success']);
+    expect([0, 2, 4].map((i) => receipts[i].contractsCreated[0].creatorOrg)).toEqual([null, 'Acme', null]);
+  });
+
   test('a certificate stops counting once it expires', async () => {
     const net = new Net(ca);
     const alice = new Account();

@@ -7,7 +7,7 @@
 // balance check and the fee gasUsed × gasPrice (also when the VM failed, out
 // of gas included), and plain transfers.
 import { transactionKind, type AccountState, type Address, type EventLog, type ExecutionContext, type ProtocolParams, type Receipt, type Transaction, type VmKind, type WorldState } from '@platform/common';
-import { REGISTRY_ADDRESS, identityOf } from '@platform/identity';
+import { CERTIFICATE_CONTRACT, REGISTRY_ADDRESS, identityOf } from '@platform/identity';
 import { gasTable } from '@platform/solidvm';
 import { ZERO_ADDRESS } from '../block.js';
 import { failedOutcome, type VmExecutors, type VmOutcome } from './vm.js';
@@ -40,7 +40,29 @@ function vmOfMetadata(tx: Transaction): VmKind {
   return tx.metadata.VM === 'SolidVM' ? 'SolidVM' : 'EVM';
 }
 
-function contextOf(state: WorldState, env: BlockEnv, tx: Transaction, n: { gasPrice: bigint; gasLimit: bigint; value: bigint }): ExecutionContext {
+type Identity = ExecutionContext['identity'];
+
+/**
+ * Senders' identities within one block: the block's time is fixed, and only
+ * a transaction that writes the registry or one of its Certificate contracts
+ * (a revocation writes only the latter) changes what it says, so an answer
+ * holds until such a transaction.
+ */
+export class BlockIdentities {
+  private readonly known = new Map<string, Identity>();
+
+  of(state: WorldState, address: string, at: number): Identity {
+    let identity = this.known.get(address);
+    if (identity === undefined) this.known.set(address, (identity = identityOf(state, address, at)));
+    return identity;
+  }
+
+  executed(receipt: Receipt): void {
+    if (receipt.stateChanges.some((c) => c.address === REGISTRY_ADDRESS || c.contractName === CERTIFICATE_CONTRACT)) this.known.clear();
+  }
+}
+
+function contextOf(state: WorldState, env: BlockEnv, tx: Transaction, n: { gasPrice: bigint; gasLimit: bigint; value: bigint }, identities: BlockIdentities): ExecutionContext {
   return {
     chainId: env.chainId,
     block: { number: env.number, timestamp: env.timestamp, coinbase: ZERO_ADDRESS },
@@ -50,7 +72,7 @@ function contextOf(state: WorldState, env: BlockEnv, tx: Transaction, n: { gasPr
     // the registry run without one: the Certificate contracts they create
     // belong to the network, not to the caller's organization (cirrus names
     // tables after the creator's organization).
-    identity: tx.to === REGISTRY_ADDRESS ? null : identityOf(state, tx.from, env.timestamp),
+    identity: tx.to === REGISTRY_ADDRESS ? null : identities.of(state, tx.from, env.timestamp),
     protocol: env.protocol,
     gasEnabled: env.gasEnabled,
   };
@@ -109,7 +131,7 @@ function run(state: WorldState, ctx: ExecutionContext, tx: Transaction, vm: VmKi
   return executor.call(state, ctx, tx);
 }
 
-export async function executeTransaction(state: WorldState, tx: Transaction, env: BlockEnv): Promise<Receipt> {
+export async function executeTransaction(state: WorldState, tx: Transaction, env: BlockEnv, identities = new BlockIdentities()): Promise<Receipt> {
   const started = performance.now();
   const kind = transactionKind(tx);
   const target = kind === 'call' ? state.getAccount(tx.to!) : undefined;
@@ -143,7 +165,7 @@ export async function executeTransaction(state: WorldState, tx: Transaction, env
     }
   }
 
-  const ctx = contextOf(state, env, tx, amounts);
+  const ctx = contextOf(state, env, tx, amounts, identities);
   let out: VmOutcome;
   state.checkpoint();
   try {
@@ -175,11 +197,13 @@ export async function executeBlock(state: WorldState, txs: Transaction[], env: B
   const executed: string[] = [];
   const seen = new Set<string>();
   let eventIndex = 0;
+  const identities = new BlockIdentities();
   for (const tx of txs) {
     if (seen.has(tx.hash) || env.isExecuted(tx.hash)) continue;
     seen.add(tx.hash);
     executed.push(tx.hash);
-    const receipt = await executeTransaction(state, tx, env);
+    const receipt = await executeTransaction(state, tx, env, identities);
+    identities.executed(receipt);
     // events are numbered across the block, for ordering downstream
     receipt.events = receipt.events.map((e: EventLog) => ({ ...e, index: eventIndex++ }));
     receipts.push(receipt);
