@@ -107,10 +107,10 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       DATABASE_URL: databaseUrl,
       OAUTH_DISCOVERY_URL: discoveryUrl,
       ...(chain.faucetKeyFile ? { FAUCET_KEY_FILE: chain.faucetKeyFile } : {}),
-      NODE_CA_CERT: chain.ca.cert,
-      NODE_CA_KEY: chain.ca.key,
     };
-    for (const service of NODE_SERVICES) run(service, `services/${service}/src/main.ts`, serviceEnv);
+    // the node CA's key is the vault's alone
+    const caEnv = { NODE_CA_CERT: chain.ca.cert, NODE_CA_KEY: chain.ca.key };
+    for (const service of NODE_SERVICES) run(service, `services/${service}/src/main.ts`, service === 'vault' ? { ...serviceEnv, ...caEnv } : serviceEnv);
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
     await waitUntilReady(`${gatewayUrl}/ready`, options.readyTimeoutMs ?? 120_000);
