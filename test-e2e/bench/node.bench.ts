@@ -23,8 +23,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet, encodeRlp, hexlify, keccak256, toBeArray, type SigningKey } from 'ethers';
+import { Wallet, type BaseWallet, encodeRlp, hexlify, keccak256, toBeArray, type SigningKey } from 'ethers';
 import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
+import { publicKeyToPem } from '@platform/certs';
+import { REGISTRY_ADDRESS } from '@platform/identity';
 import { freePort, startNode, type RunningNode } from '@platform/launcher';
 
 interface Row {
@@ -38,6 +40,7 @@ const BATCH_CLIENTS = 8;
 const RAW_CLIENTS = 64;
 const LONE_CALLS = 200;
 const SECONDS = Number(process.env.NODE_BENCH_SECONDS ?? 8);
+const BENCH_ADMIN = 'bench-admin';
 const PHASES = new Set((process.env.NODE_BENCH_PHASES ?? 'lone,solidvm,raw,evm').split(','));
 
 const COUNTER = `
@@ -238,12 +241,27 @@ async function batched(tokens: string[], item: (i: number) => unknown, seconds: 
   return { rate: (txs * 1000) / (performance.now() - started), txs, failures };
 }
 
-/** The platform's signing bytes (CONVENTIONS.md "Raw transactions: the signed bytes"), with ethers only. */
-function rawCall(wallet: { signingKey: SigningKey }, nonce: number, to: string, by: number) {
+/** A raw call in the platform's signing bytes (CONVENTIONS.md "Raw transactions: the signed bytes"), with ethers only. */
+function rawCall(wallet: { signingKey: SigningKey }, nonce: number, to: string, metadata: Record<string, string>) {
   const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
   const hash = keccak256(encodeRlp([int(nonce), int(1), int(100_000_000), `0x${to}`, int(0), '0x']));
   const sig = wallet.signingKey.sign(hash);
-  return { nonce, gasPrice: 1, gasLimit: 100_000_000, value: 0, to, initOrData: '', r: sig.r.slice(2), s: sig.s.slice(2), v: sig.v, metadata: { VM: 'SolidVM', funcName: 'bump', args: `(${by})` } };
+  return { nonce, gasPrice: 1, gasLimit: 100_000_000, value: 0, to, initOrData: '', r: sig.r.slice(2), s: sig.s.slice(2), v: sig.v, metadata };
+}
+
+const bump = (wallet: { signingKey: SigningKey }, nonce: number, to: string) => rawCall(wallet, nonce, to, { VM: 'SolidVM', funcName: 'bump', args: '(1)' });
+
+/**
+ * A key the vault never held transacts once it has a certificate (issue
+ * "Identity"): an administrator's createCert, then the key's own registration
+ * in the registry, with nonce 0.
+ */
+async function enrolRawKey(wallet: BaseWallet, adminToken: string, n: number): Promise<void> {
+  const pubKey = publicKeyToPem(Buffer.from(wallet.signingKey.publicKey.slice(2), 'hex'));
+  const pem = (await ok('/bloc/v2.2/x509/createCert', adminToken, { subject: { commonName: `raw-${n}`, organization: 'Bench', pubKey } })) as string;
+  const registration = rawCall(wallet, 0, REGISTRY_ADDRESS, { VM: 'SolidVM', funcName: 'registerCertificate', args: JSON.stringify({ newCertificateString: pem }) });
+  const result = await ok('/bloc/v2.2/transaction/raw?resolve=true', adminToken, registration);
+  if (result.status !== 'Success') throw new Error(`enrolling a raw key failed: ${JSON.stringify(result).slice(0, 300)}`);
 }
 
 // --- where a lone call's time goes: the node's own messages, seen on the bus -------
@@ -292,6 +310,8 @@ export async function run(): Promise<Row[]> {
     LOG_LEVEL: 'warn',
     // the clients go far past the default limit of 2000 nonces per account
     ACCOUNT_NONCE_LIMIT: '1000000000',
+    // issues the raw clients' certificates (createCert)
+    ADMIN_USERS: BENCH_ADMIN,
   };
   for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_OPTIONS']) delete env[name];
   if (process.env.NODE_BENCH_NODE_OPTIONS) env.NODE_OPTIONS = process.env.NODE_BENCH_NODE_OPTIONS;
@@ -401,8 +421,10 @@ export async function run(): Promise<Row[]> {
     if (PHASES.has('raw')) {
       // keys the vault never held, each with its own nonces; signed before the clock starts
       const wallets = Array.from({ length: RAW_CLIENTS }, () => Wallet.createRandom());
+      const adminToken = await token(node, BENCH_ADMIN);
+      await Promise.all(wallets.map((w, n) => enrolRawKey(w, adminToken, n)));
       const perClient = Math.max(20, Math.ceil((2_000 * SECONDS) / RAW_CLIENTS));
-      const signed = wallets.map((w) => Array.from({ length: perClient + 5 }, (_, n) => rawCall(w, n, counter, 1)));
+      const signed = wallets.map((w) => Array.from({ length: perClient + 5 }, (_, n) => bump(w, n + 1, counter)));
       // warm-up: the first five of each wallet
       await Promise.all(signed.map(async (list) => { for (const body of list.slice(0, 5)) await ok('/bloc/v2.2/transaction/raw', tokens[0], body); }));
       const hashes: string[] = [];
