@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import secp256k1 from 'secp256k1';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CryptoError } from './errors.js';
-import { addressOfHash } from './hash.js';
+import { addressOfHash, keccak256 } from './hash.js';
 import { bytesToBigint } from './rlp.js';
 
 export interface KeyPair {
@@ -48,7 +47,7 @@ function compactSignature(r: Uint8Array, s: Uint8Array): Uint8Array {
 
 /** Address of a 65-byte uncompressed key known to be valid. */
 function addressOfUncompressed(publicKey: Uint8Array): string {
-  return addressOfHash(keccak_256(publicKey.subarray(1)));
+  return addressOfHash(keccak256(publicKey.subarray(1)));
 }
 
 /** True if `s` is above n/2: such a signature is malleable and is rejected. */

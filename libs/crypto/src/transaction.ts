@@ -1,6 +1,5 @@
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { CryptoError } from './errors.js';
-import { addressOfHash } from './hash.js';
+import { addressOfHash, keccak256 } from './hash.js';
 import { addressToBytes, bytesToHex, hexToBytes } from './hex.js';
 import { encodeItem, integerItem, stripLeadingZeros, type RlpItem } from './rlp.js';
 
@@ -95,7 +94,7 @@ export function signingPayload(tx: UnsignedTxFields, form: SigningForm): Uint8Ar
 
 /** Keccak-256 of `signingPayload(tx, form)`; the form defaults to the platform's. */
 export function signingHash(tx: UnsignedTxFields, form: SigningForm = 'platform'): Uint8Array {
-  return keccak_256(signingPayload(tx, form));
+  return keccak256(signingPayload(tx, form));
 }
 
 /**
@@ -116,12 +115,12 @@ export function transactionHash(tx: UnsignedTxFields, sig: { r: Uint8Array; s: U
     stripLeadingZeros(sig.s),
     metadataItem(tx.metadata),
   );
-  return bytesToHex(keccak_256(encodeItem(items)));
+  return bytesToHex(keccak256(encodeItem(items)));
 }
 
 /** Address of a contract created by `creator` at `nonce`: Keccak-256 of RLP `[creator, nonce]`, last 20 bytes. */
 export function contractAddress(creator: string, nonce: bigint): string {
-  return addressOfHash(keccak_256(encodeItem([addressToBytes(creator, 'creator'), integerItem(nonce, 'nonce')])));
+  return addressOfHash(keccak256(encodeItem([addressToBytes(creator, 'creator'), integerItem(nonce, 'nonce')])));
 }
 
 /**
@@ -131,5 +130,5 @@ export function contractAddress(creator: string, nonce: bigint): string {
 export function saltedContractAddress(creator: string, salt: Uint8Array, contractName: string, codeHash: Uint8Array): string {
   if (!(salt instanceof Uint8Array) || !(codeHash instanceof Uint8Array)) throw new TypeError('salt and codeHash must be Uint8Arrays');
   const items: RlpItem[] = [Uint8Array.of(0xff), addressToBytes(creator, 'creator'), salt, utf8.encode(contractName), codeHash];
-  return addressOfHash(keccak_256(encodeItem(items)));
+  return addressOfHash(keccak256(encodeItem(items)));
 }

@@ -5,6 +5,7 @@
 import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
 import { WorldStateAdapter } from './state-adapter.js';
+import { keccak256 } from '@platform/crypto';
 
 export interface Engine {
   evm: EVM;
@@ -26,7 +27,8 @@ function commonFor(chainId: string): Common {
     // Common deep-copies its config through JSON, which has no bigint: a 256-bit
     // chain ID goes in as hex text (Common reads it back with BigInt())
     const id = chainId === '' ? 0 : '0x' + chainId;
-    c = createCustomCommon({ chainId: id as unknown as number }, Mainnet, { hardfork: Hardfork.Cancun });
+    // KECCAK256 and address derivation with the node's WebAssembly Keccak rather than the library's JavaScript one
+    c = createCustomCommon({ chainId: id as unknown as number }, Mainnet, { hardfork: Hardfork.Cancun, customCrypto: { keccak256 } });
     commons.set(chainId, c);
   }
   return c;

@@ -45,7 +45,8 @@ class BufferedTrieDb {
 }
 
 function trie(db: BufferedTrieDb, root: Uint8Array): MerklePatriciaTrie {
-  return new MerklePatriciaTrie({ db: db as unknown as TrieDb, useKeyHashing: true, valueEncoding: 'view', root });
+  // the library's default Keccak is JavaScript; ours is WebAssembly (libs/crypto), and hashing is most of a root's cost
+  return new MerklePatriciaTrie({ db: db as unknown as TrieDb, useKeyHashing: true, useKeyHashingFunction: keccak256, valueEncoding: 'view', root });
 }
 
 export function accountLeaf(a: AccountState, storageRoot: Uint8Array): Uint8Array {
