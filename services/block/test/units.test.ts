@@ -62,7 +62,7 @@ describe('state root', () => {
     writes(o);
     const r = await computeStateRoot(s, parent, o.changes(), (a) => o.getAccount(a));
     const header = { chainId: '', number, parentHash: '', timestamp: 0, transactionsRoot: '', stateRoot: bytesToHex(r.root), proposer: '' };
-    s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, storageRoots: r.storageRoots, executedHashes: [], exec: { chainId: '', block: { number, hash: '', timestamp: 0, parentHash: '', stateRoot: '' }, receipts: [] } });
+    await s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, storageRoots: r.storageRoots, executedHashes: [], exec: { chainId: '', block: { number, hash: '', timestamp: 0, parentHash: '', stateRoot: '' }, receipts: [] } });
     return r.root;
   }
 

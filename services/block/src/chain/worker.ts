@@ -289,7 +289,7 @@ export class ChainWorker {
       receipts,
     };
     const head: Head = { header: block.header, hash: block.hash, seq };
-    this.o.store.applyBlock({ head, changes: overlay.changes(), trieNodes: root.trieNodes, storageRoots: root.storageRoots, executedHashes: executed, exec });
+    await this.o.store.applyBlock({ head, changes: overlay.changes(), trieNodes: root.trieNodes, storageRoots: root.storageRoots, executedHashes: executed, exec });
     this.head = head;
     await this.hook('afterApply', block);
     await this.publishOutbox();
@@ -347,7 +347,7 @@ export class ChainWorker {
     const header = genesisHeader(genesis, bytesToHex(root.root));
     const hash = blockHash(header);
     const exec: ExecResult = { chainId: this.chainId, block: { number: 0, hash, timestamp: header.timestamp, parentHash: header.parentHash, stateRoot: header.stateRoot }, receipts };
-    store.applyBlock(
+    await store.applyBlock(
       { head: { header, hash, seq: 0 }, changes: overlay.changes(), trieNodes: root.trieNodes, storageRoots: root.storageRoots, executedHashes: [], exec },
       gHash,
     );

@@ -70,7 +70,8 @@ export class ChainStore {
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
-    this.root = open({ path: join(dir, 'state.mdb'), maxDbs: 16, compression: false });
+    // overlappingSync (lmdb's default off Windows, stated because applyBlock's durability rests on it)
+    this.root = open({ path: join(dir, 'state.mdb'), maxDbs: 16, compression: false, overlappingSync: true });
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.accounts = this.root.openDB({ name: 'accounts', encoding: 'msgpack' });
     this.storage = this.root.openDB({ name: 'storage', encoding: 'string' });
@@ -145,10 +146,18 @@ export class ChainStore {
 
   // --- writes ------------------------------------------------------------------
 
-  /** Records a block as applied: state, trie nodes, head, dedupe record and outbox, atomically and durably. */
-  applyBlock(app: BlockApplication, genesisHash?: Hash): void {
+  /**
+   * Records a block as applied: state, trie nodes, head, dedupe record and
+   * outbox, atomically. Resolves once committed (visible to every reader); the
+   * flush to disk follows off the event loop (lmdb's overlapping sync), so a
+   * block's commit does not wait for the disk. A process crash loses nothing;
+   * an operating-system crash may undo the last few blocks, which the chain
+   * then applies again from the BLOCKS stream (deterministically, with the same
+   * results and msgIDs) — the stream, not this store, is the record.
+   */
+  async applyBlock(app: BlockApplication, genesisHash?: Hash): Promise<void> {
     const height = app.head.header.number;
-    this.root.transactionSync(() => {
+    await this.root.transaction(() => {
       for (const [address, account] of app.changes.accounts) {
         if (account === null) this.accounts.removeSync(address);
         else this.accounts.putSync(address, { ...encodeAccount(account), h: height });
