@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Wallet, encodeRlp, hexlify, keccak256, toBeArray, toUtf8Bytes, type BaseWallet } from 'ethers';
 import { createNodeCa, issueCertificate, privateKeyFromPem, publicKeyToPem } from '@platform/certs';
+import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
 import { REGISTRY_ADDRESS } from '@platform/identity';
 import { api, devToken, startTestNode, type TestNode } from './harness.js';
 
@@ -37,6 +38,17 @@ const addressOf = (wallet: BaseWallet) => wallet.address.slice(2).toLowerCase();
 /** the wallet's public key as createCert takes it: a PEM `PUBLIC KEY` */
 const pubKeyPem = (wallet: BaseWallet) => publicKeyToPem(Buffer.from(wallet.signingKey.publicKey.slice(2), 'hex'));
 
+/** The rows of a cirrus table matching `query`, once cirrus has indexed at least one. */
+async function rowsOf(node: TestNode, token: string, table: string, query: string): Promise<any[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await api(node, 'GET', `/cirrus/search/${table}?${query}`, token);
+    if (res.status === 200 && res.body.length > 0) return res.body;
+    if (Date.now() > deadline) throw new Error(`no ${table} row for ${query}: ${res.status} ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 describe('identity on a node', () => {
   let node: TestNode;
   let adminToken: string;
@@ -58,15 +70,7 @@ describe('identity on a node', () => {
     writeFileSync(join(node.dataDir, 'leaf-check.pem'), pem);
     return execFileSync('openssl', ['verify', '-CAfile', join(node.dataDir, 'ca-check.pem'), join(node.dataDir, 'leaf-check.pem')], { encoding: 'utf8' }).trim();
   };
-  const certificates = async (query: string): Promise<any[]> => {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const res = await api(node, 'GET', `/cirrus/search/Certificate?${query}`, adminToken);
-      if (res.status === 200 && res.body.length > 0) return res.body;
-      if (Date.now() > deadline) throw new Error(`no Certificate row for ${query}: ${res.status} ${JSON.stringify(res.body)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  const certificates = (query: string) => rowsOf(node, adminToken, 'Certificate', query);
   const rawTx = (body: unknown) => api(node, 'POST', '/bloc/v2.2/transaction/raw?resolve=true', userToken, body);
 
   test('the genesis trusts the node CA (O = NODE_ORG); it is a registry row', async () => {
@@ -85,15 +89,7 @@ describe('identity on a node', () => {
     expect(up.status).toBe(200);
     expect(up.body[0].status).toBe('Success');
     // tx.username and tx.organization come from the registered certificate
-    const [who] = await (async () => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const res = await api(node, 'GET', `/cirrus/search/Who?address=eq.${up.body[0].data.contents.address}`, token);
-        if (res.status === 200 && res.body.length > 0) return res.body;
-        if (Date.now() > deadline) throw new Error(`no Who row: ${JSON.stringify(res.body)}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    })();
+    const [who] = await rowsOf(node, token, 'Who', `address=eq.${up.body[0].data.contents.address}`);
     expect(who).toMatchObject({ name: 'alice', org: 'Acme' });
 
     const [row] = await certificates('commonName=eq.alice');
@@ -213,5 +209,43 @@ describe('identity on a node', () => {
     const res = await api(node, 'POST', '/platform/v2.3/transaction', token, { txs: [{ type: 'CONTRACT', payload: { contract: 'Certificate', src: 'contract Certificate { string public commonName; }', metadata: { VM: 'SolidVM' } } }] });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/reserved/);
+  });
+});
+
+describe('identity with an external OpenID issuer: claims name the subject and the administrators', () => {
+  let issuer: TestIssuer;
+  let node: TestNode;
+
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+    node = await startTestNode({ OAUTH_DISCOVERY_URL: issuer.discoveryUrl, NODE_ORG: 'Globex' });
+  }, NODE_START_MS);
+  afterAll(async () => {
+    await node?.destroy();
+    await issuer?.stop();
+  }, NODE_START_MS);
+
+  const certificateOf = async (address: string, token: string) => (await rowsOf(node, token, 'Certificate', `userAddress=eq.${address}`))[0];
+
+  test('O is the organization claim, else NODE_ORG; OU the organizationalUnit claim', async () => {
+    const unit = await issuer.token({ sub: 'u-1', preferred_username: 'uma', organization: 'Initech', organizationalUnit: 'QA' });
+    const plain = await issuer.token({ sub: 'u-2', preferred_username: 'pete' });
+    const a = await api(node, 'POST', '/platform/v2.3/key', unit);
+    const b = await api(node, 'POST', '/platform/v2.3/key', plain);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(await certificateOf(a.body.address, unit)).toMatchObject({ commonName: 'uma', organization: 'Initech', organizationalUnit: 'QA' });
+    expect(await certificateOf(b.body.address, plain)).toMatchObject({ commonName: 'pete', organization: 'Globex', organizationalUnit: '' });
+    const ca = JSON.parse(readFileSync(join(node.dataDir, 'genesis.json'), 'utf8')).trustedRoots[0];
+    expect(new X509Certificate(ca).subject).toContain('O=Globex');
+  });
+
+  test('a token with the admin role (roles, or Keycloak realm_access.roles) may use createCert', async () => {
+    const subject = { commonName: 'w', organization: 'Globex', pubKey: pubKeyPem(Wallet.createRandom()) };
+    for (const claims of [{ roles: ['admin'] }, { realm_access: { roles: ['user', 'admin'] } }]) {
+      const token = await issuer.token({ sub: 'adm', preferred_username: 'adm', ...claims });
+      expect((await api(node, 'POST', '/bloc/v2.2/x509/createCert', token, { subject })).status).toBe(200);
+    }
+    const nobody = await issuer.token({ sub: 'x', preferred_username: 'x', roles: ['user'] });
+    expect((await api(node, 'POST', '/bloc/v2.2/x509/createCert', nobody, { subject })).status).toBe(403);
   });
 });
