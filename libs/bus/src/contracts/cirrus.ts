@@ -4,7 +4,7 @@ import { defineEndpoint } from '../rpc.js';
 import { SERVICE_NAMES } from '../subjects.js';
 
 export interface SearchRequest {
-  /** API table name: `Item`, `history@Item`, `Item.Moved` */
+  /** API table name: `Acme-Item`, `Item` (a bare contract name), `history@Item`, `Item.Moved`, `Item-balances`, `Item@1` */
   table: string;
   /** the raw query string, without `?` (`select=a,b&qty=gte.5&order=qty.desc&limit=10`) */
   query: string;

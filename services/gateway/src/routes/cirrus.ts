@@ -1,5 +1,6 @@
 // Indexed contract data (spec "Indexed data queries"): PostgREST's query
-// language over every contract's table, its history and its events. The
+// language over every contract's table, its history, its events and the side
+// tables of its arrays and mappings. The
 // query string goes to cirrus as it came; cirrus parses, checks and runs it.
 import type { FastifyInstance } from 'fastify';
 import { CIRRUS, call, type NatsConnection } from '@platform/bus';
@@ -14,11 +15,11 @@ export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
     {
       schema: {
         tags: ['contract data'],
-        summary: "Rows of a contract's table, its history (`history@<Contract>`) or an event table (`<Contract>.<Event>`)",
+        summary: "Rows of a contract's table (`<org>-<Contract>`, or the bare `<Contract>` when only one table has it), its history (`history@<table>`), an event table (`<table>.<Event>`) or a side table of an array or mapping (`<table>-<variable>`)",
         description:
-          'PostgREST query parameters: `select`, filters (`eq neq lt lte gt gte like ilike in is`, `not.`), `or=(…)`/`and=(…)`, `order`, `limit`, `offset`; `Prefer: count=exact` answers the total in `Content-Range`.',
+          'PostgREST query parameters: `select`, filters (`eq neq lt lte gt gte like ilike in is`, `not.`), `or=(…)`/`and=(…)`, `order`, `limit`, `offset`; `Prefer: count=exact` answers the total in `Content-Range`. A bare contract name several tables have is 409 listing their full names.',
         params: { type: 'object', properties: { table: { type: 'string' } } },
-        response: { 200: { type: 'array', items: { type: 'object', additionalProperties: true } }, 400: errorResponse, 401: errorResponse, 404: errorResponse, 416: errorResponse },
+        response: { 200: { type: 'array', items: { type: 'object', additionalProperties: true } }, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 416: errorResponse },
       },
       // the rows arrive as JSON text with every digit of every number: sent as they are
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
