@@ -7,6 +7,8 @@ import { hexToBytes, verify } from '@platform/crypto';
 
 /** Parsed certificates by their text: a registration parses the same PEM several times. */
 const CACHE_SIZE = 1_000;
+/** longer texts are parsed each time: a contract's argument may be megabytes, which the cache must not hold */
+const CACHED_TEXT_MAX = 16_384;
 const parsedByText = new Map<string, ParsedCertificate | CertError>();
 
 function parsed(pem: string): ParsedCertificate | CertError {
@@ -17,6 +19,7 @@ function parsed(pem: string): ParsedCertificate | CertError {
     } catch (err) {
       hit = err instanceof CertError ? err : new CertError('BAD_CERTIFICATE', err instanceof Error ? err.message : String(err));
     }
+    if (pem.length > CACHED_TEXT_MAX) return hit;
     if (parsedByText.size >= CACHE_SIZE) parsedByText.delete(parsedByText.keys().next().value!);
     parsedByText.set(pem, hit);
   }
