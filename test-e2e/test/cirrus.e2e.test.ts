@@ -84,6 +84,14 @@ describe('cirrus on a node', () => {
     expect(Object.keys(row)).not.toContain('tags');
   });
 
+  test('the table is named after the uploader\'s organization; the bare name resolves while it is the only one', async () => {
+    const full = await search(`Acme-Shelf?address=eq.${shelf}&select=address`, (rows) => rows.length === 1);
+    expect(full.body).toEqual([{ address: shelf }]);
+    // the genesis certificate registry has no organization: its table keeps the bare name
+    const cert = await search('Certificate?commonName=eq.carol&select=commonName,organization', (rows) => rows.length === 1);
+    expect(cert.body).toEqual([{ commonName: 'carol', organization: 'Acme' }]);
+  });
+
   test('history: one row per changing transaction, most recent first, also within a block', async () => {
     const res = await search(`history@Shelf?address=eq.${shelf}&select=count,featured->>title`, (rows) => rows.length >= 4);
     expect(res.body).toEqual([
