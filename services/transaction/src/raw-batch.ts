@@ -1,12 +1,12 @@
 // Group commit of raw admissions. Each raw transaction comes in its own
-// request, and one synchronous commit per transaction would bound raw
-// admission by the disk's flush rate. Admissions that arrive while a batch
-// commits wait for the next batch: a batch is one database transaction (one
-// flush), each admission in it its own statement in arrival order, so one
-// account's consecutive nonces still follow each other. A lone admission on an
-// idle service goes straight through as a single statement.
+// request, and one statement and one synchronous commit per transaction would
+// bound raw admission by round trips and the disk's flush rate. Admissions
+// that arrive while a batch commits wait for the next batch: a batch is one
+// statement (`tx.admit_raw`, one commit) that admits its transactions in
+// arrival order, so one account's consecutive nonces still follow each other.
+// A lone admission on an idle service is simply a batch of one.
 import type { Transaction } from '@platform/common';
-import { inTransaction, type Db } from './db.js';
+import type { Db } from './db.js';
 import { admitRaw } from './store.js';
 
 interface Pending {
@@ -35,36 +35,21 @@ export class RawAdmissions {
   private async drain(): Promise<void> {
     this.draining = true;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        if (batch.length === 1) await this.one(batch[0]!);
-        else await this.many(batch);
-      }
+      while (this.queue.length > 0) await this.admitBatch(this.queue.splice(0, MAX_BATCH));
     } finally {
       this.draining = false;
     }
   }
 
-  private async one(item: Pending): Promise<void> {
-    try {
-      item.resolve(await admitRaw(this.pool, item.tx, item.body));
-    } catch (err) {
-      item.reject(err);
-    }
-  }
-
-  private async many(batch: Pending[]): Promise<void> {
+  private async admitBatch(batch: Pending[]): Promise<void> {
     let admitted: boolean[];
     try {
-      admitted = await inTransaction(this.pool, async (client) => {
-        const out: boolean[] = [];
-        for (const item of batch) out.push(await admitRaw(client, item.tx, item.body));
-        return out;
-      });
-    } catch {
-      // one failing statement aborts the whole transaction: admit each on its
+      admitted = await admitRaw(this.pool, batch);
+    } catch (err) {
+      if (batch.length === 1) return batch[0]!.reject(err);
+      // one failing admission aborts the whole statement: admit each on its
       // own, in order, so that only the failing request fails
-      for (const item of batch) await this.one(item);
+      for (const item of batch) await this.admitBatch([item]);
       return;
     }
     batch.forEach((item, i) => item.resolve(admitted[i]!));

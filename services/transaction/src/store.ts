@@ -24,30 +24,23 @@ export async function reserveNonces(client: Client, address: string, chainId: st
 }
 
 /**
- * Admits one raw transaction in one statement (one round trip, one commit):
- * its nonce is taken only if it is the account's next one — an unknown
- * account's next is 0 — and the transaction is stored only if the nonce was
- * taken. Under a concurrent taker of the same nonce, the row lock makes this
- * one wait and then find the nonce gone. Answers whether it was admitted.
+ * Admits raw transactions in one statement, in order (`tx.admit_raw`): each
+ * takes its nonce only if it is the account's next one, and is stored only if
+ * it took it. Under a concurrent taker of the same nonce, the row lock makes
+ * the later one wait and then find the nonce gone. Answers, per transaction,
+ * whether it was admitted.
  */
-export async function admitRaw(db: Db | Client, tx: Transaction, body: string): Promise<boolean> {
-  const run = (text: string, values: unknown[]) => ('release' in db ? db.query<{ admitted: number }>(text, values) : query<{ admitted: number }>(db, text, values));
-  const { rows } = await run(
-    `WITH taken AS (
-       INSERT INTO tx.accounts AS a (address, chain_id, next_nonce)
-       SELECT $1, $2, $3::bigint + 1
-        WHERE $3::bigint = 0 OR EXISTS (SELECT 1 FROM tx.accounts WHERE address = $1 AND chain_id = $2)
-       ON CONFLICT (address, chain_id) DO UPDATE SET next_nonce = a.next_nonce + 1 WHERE a.next_nonce = $3::bigint
-       RETURNING 1
-     ), admitted AS (
-       INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
-       SELECT $4, $2, $1, $3::bigint, $5, $6, $7 FROM taken
-       RETURNING 1
-     )
-     SELECT count(*)::int AS admitted FROM admitted`,
-    [tx.from, tx.chainId, tx.nonce, tx.hash, tx.origin, tx.submitter?.username ?? null, body],
-  );
-  return rows[0].admitted === 1;
+export async function admitRaw(pool: Db, items: Array<{ tx: Transaction; body: string }>): Promise<boolean[]> {
+  const { rows } = await query<{ admitted: boolean[] }>(pool, 'SELECT tx.admit_raw($1, $2, $3, $4, $5, $6, $7) AS admitted', [
+    items.map((i) => i.tx.from),
+    items.map((i) => i.tx.chainId),
+    items.map((i) => i.tx.nonce),
+    items.map((i) => i.tx.hash),
+    items.map((i) => i.tx.origin),
+    items.map((i) => i.tx.submitter?.username ?? null),
+    items.map((i) => i.body),
+  ]);
+  return rows[0].admitted;
 }
 
 export async function nextNonce(pool: Db, address: string, chainId: string): Promise<number> {

@@ -90,6 +90,17 @@ describe('transaction - raw transactions', () => {
     expect(refused).toEqual(Array(9).fill({ field: 'nonce', expected: 1, got: 0 }));
   });
 
+
+  test('many accounts at once, each sending its nonces in order: batched admissions keep every account’s order', async () => {
+    const wallets = Array.from({ length: 8 }, () => Wallet.createRandom());
+    const PER_ACCOUNT = 12;
+    // every account's nonces go out back to back without waiting, so batches hold several of one account
+    const outcomes = await Promise.all(
+      wallets.flatMap((wallet) => Array.from({ length: PER_ACCOUNT }, (_, n) => call(f.nc, TX.submitRaw, request(signed(wallet, n === 0 ? creation(0) : callInc(n)))))),
+    );
+    expect(outcomes.every((o) => o.status === 'Pending')).toBe(true);
+    for (const wallet of wallets) expect(await call(f.nc, TX.nonce, { address: wallet.address })).toMatchObject({ nextNonce: PER_ACCOUNT });
+  });
   test('without v, address decides the recovery id; the other forms count only with address', async () => {
     const wallet = Wallet.createRandom();
     const noV = await call(f.nc, TX.submitRaw, request(signed(wallet, creation(0), { withV: false, withAddress: true })));
