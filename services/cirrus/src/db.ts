@@ -74,6 +74,12 @@ const MIGRATIONS: Migration[] = [
      PRIMARY KEY (address, chain_id)
    );`,
   },
+  {
+    // contract-typed variables now record the contract they refer to (embeds,
+    // and NULL for a reference to a contract that does not exist)
+    rebuild: true,
+    sql: 'SELECT 1',
+  },
 ];
 
 export type Db = pg.Pool;

@@ -11,7 +11,7 @@ import type { Client } from './db.js';
 import { familyOf } from './naming.js';
 import { isDefault, keyValue, parsePath, updateValue, type Segment } from './paths.js';
 import { defaultOf, jsonOf, scalarParam, shapeOf, columnTypeOf, type Shape } from './shapes.js';
-import { INHERITED, MAPPING_VALUE, TableSet, type CatalogueCache, type TableRec, type VarDef, type Warn } from './tables.js';
+import { INHERITED, MAPPING_VALUE, TableSet, type CatalogueCache, type NewVar, type TableRec, type VarDef, type Warn } from './tables.js';
 
 export type { Warn } from './tables.js';
 
@@ -32,6 +32,9 @@ interface BlockFacts {
 }
 
 const contractKey = (address: string, chainId: string): string => `${address}\0${chainId}`;
+/** The address of a contract reference (`<address>` or `<address>:<chain>`). */
+const refAddress = (value: string): string => value.split(':')[0];
+const ZERO_ADDRESS = '0'.repeat(40);
 
 /** What applying one block needs at hand: its tables, its write batch, the contracts it touches. */
 class BlockApply {
@@ -59,25 +62,55 @@ class BlockApply {
     return vm === undefined || vm === 'SolidVM' || (vm === 'EVM' && this.options.indexEvm);
   }
 
-  /** The tables of every contract the block's changes and events name, in two queries. */
-  async prefetch(): Promise<void> {
-    const addresses = new Set<string>();
-    const wanted = (address: string) => {
-      if (!this.contracts.has(contractKey(address, this.exec.chainId))) addresses.add(address);
-    };
-    for (const r of this.exec.receipts) {
-      if (r.status !== 'Success') continue;
-      for (const c of r.stateChanges) wanted(c.address);
-      for (const e of r.events) wanted(e.address);
-    }
-    if (addresses.size === 0) return;
+  /** contract accounts looked up in this block and found not to exist */
+  private readonly absent = new Set<string>();
+
+  /** Records which of these accounts are contracts (and their tables), in one query. */
+  private async lookup(addresses: Iterable<string>): Promise<void> {
+    const chainId = this.exec.chainId;
+    const wanted = [...new Set(addresses)].filter((a) => !this.contracts.has(contractKey(a, chainId)) && !this.absent.has(contractKey(a, chainId)));
+    if (wanted.length === 0) return;
     const { rows } = await this.client.query<{ address: string; sql_name: string | null }>(
       'SELECT address, sql_name FROM cirrus.contracts WHERE chain_id = $1 AND address = ANY($2)',
-      [this.exec.chainId, [...addresses]],
+      [chainId, wanted],
     );
-    for (const r of rows) this.contracts.set(contractKey(r.address, this.exec.chainId), r.sql_name);
-    const tables = await this.tables.load(rows.flatMap((r) => (r.sql_name ? [r.sql_name] : [])));
+    for (const r of rows) this.contracts.set(contractKey(r.address, chainId), r.sql_name);
+    for (const a of wanted) if (!this.contracts.has(contractKey(a, chainId))) this.absent.add(contractKey(a, chainId));
+  }
+
+  /**
+   * The tables of every contract the block's changes and events name, and the
+   * contracts their contract-typed variables refer to: a few queries a block.
+   */
+  async prefetch(): Promise<void> {
+    const successes = this.exec.receipts.filter((r) => r.status === 'Success');
+    await this.lookup(successes.flatMap((r) => [...r.stateChanges.map((c) => c.address), ...r.events.map((e) => e.address)]));
+    const sqlNames = [...this.contracts.values()].filter((n): n is string => n !== null);
+    const tables = await this.tables.load(new Set(sqlNames));
     await this.tables.load(tables.flatMap((t) => t.vars.flatMap((v) => (v.side ? [v.side] : []))));
+    const referred: string[] = [];
+    for (const change of successes.flatMap((r) => r.stateChanges)) {
+      const sqlName = this.contracts.get(contractKey(change.address, change.chainId));
+      const table = sqlName ? await this.tables.get(sqlName) : undefined;
+      for (const v of table?.vars ?? []) if (v.ref && typeof change.state[v.name] === 'string') referred.push(refAddress(change.state[v.name] as string));
+    }
+    await this.lookup(referred);
+  }
+
+  /** Whether a contract account exists (created and not destroyed). */
+  async exists(address: string, chainId: string): Promise<boolean> {
+    await this.lookup([address]);
+    return this.contracts.has(contractKey(address, chainId));
+  }
+
+  created(address: string, chainId: string, sqlName: string | null): void {
+    this.absent.delete(contractKey(address, chainId));
+    this.contracts.set(contractKey(address, chainId), sqlName);
+  }
+
+  destroyed(address: string, chainId: string): void {
+    this.contracts.delete(contractKey(address, chainId));
+    this.absent.add(contractKey(address, chainId));
   }
 
   async tableOf(address: string, chainId: string): Promise<TableRec | undefined> {
@@ -108,14 +141,15 @@ export async function applyExecResult(client: Client, seq: number, exec: ExecRes
 }
 
 /** The variables of an upload as shapes; constants are not state. EVM storage is decoded for value types only. */
-function varsOf(created: CreatedContract): Array<[string, Shape]> {
-  const out: Array<[string, Shape]> = [];
+function varsOf(created: CreatedContract): NewVar[] {
+  const out: NewVar[] = [];
   for (const [name, v] of Object.entries(created.xabi.vars)) {
     if (v.constant === true) continue;
     const shape = shapeOf(v as XabiType, created.xabi.types ?? {});
     // EVM: structs and arrays lie in hashed slots the block service does not decode; a mapping is its 40 zeros
     if (created.vm === 'EVM' && (shape.k === 'struct' || shape.k === 'array' || shape.k === 'json')) continue;
-    out.push([name, shape]);
+    const t = v as XabiType;
+    out.push(t.type === 'Contract' ? [name, shape, t.typedef] : [name, shape]);
   }
   return out;
 }
@@ -126,7 +160,7 @@ async function registerContract(b: BlockApply, created: CreatedContract): Promis
     const table = await b.tables.ensureContract(familyOf(created), created.name, varsOf(created), created.vm !== 'EVM');
     sqlName = table.sqlName;
   }
-  b.contracts.set(contractKey(created.address, created.chainId), sqlName);
+  b.created(created.address, created.chainId, sqlName);
   await b.client.query('INSERT INTO cirrus.contracts (address, chain_id, sql_name) VALUES ($1, $2, $3) ON CONFLICT (address, chain_id) DO UPDATE SET sql_name = EXCLUDED.sql_name', [
     created.address,
     created.chainId,
@@ -163,6 +197,11 @@ async function applyStateChange(b: BlockApply, block: BlockFacts, receipt: Recei
   const columns = table.vars.filter((v) => v.column !== undefined);
   const names = [...INHERITED.map((c) => c[1]), ...columns.map((v) => v.column!)];
   const values = [...inheritedValues(block, receipt, change), ...columns.map((v) => columnValue(v, change.state))];
+  // the spec: a contract-typed variable referring to a contract that does not exist is NULL
+  for (const [i, v] of columns.entries()) {
+    const value = values[INHERITED.length + i];
+    if (v.ref && typeof value === 'string' && (refAddress(value) === ZERO_ADDRESS || !(await b.exists(refAddress(value), change.chainId)))) values[INHERITED.length + i] = null;
+  }
   b.batch.upsert(table, names, values, change.created);
   b.batch.insert(await b.tables.historyOf(table), names, values);
   await applySides(b, table, change);
@@ -220,7 +259,7 @@ async function applyEntry(b: BlockApply, v: VarDef, shape: Extract<Shape, { k: '
 /** A destroyed contract loses its row and side-table rows (its history stays). */
 async function deleteContract(b: BlockApply, address: string, chainId: string): Promise<void> {
   const { rows } = await b.client.query<{ sql_name: string | null }>('DELETE FROM cirrus.contracts WHERE address = $1 AND chain_id = $2 RETURNING sql_name', [address, chainId]);
-  b.contracts.delete(contractKey(address, chainId));
+  b.destroyed(address, chainId);
   const gone = rows[0]?.sql_name ? await b.tables.get(rows[0].sql_name) : undefined;
   if (gone) b.batch.remove([gone, ...(await Promise.all(gone.vars.filter((v) => v.side).map((v) => b.tables.side(v))))], address, chainId);
 }

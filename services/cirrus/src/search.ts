@@ -7,7 +7,7 @@
 // SQL but bound values.
 import pg from 'pg';
 import { PlatformError, type Logger } from '@platform/common';
-import { catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson, type CatalogueTable, type OrderSpec } from '@platform/query';
+import { catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson, type CatalogueRelation, type CatalogueTable, type OrderSpec, type SelectItem } from '@platform/query';
 import type { SearchRequest, SearchResponse } from '@platform/bus';
 import type { Db } from './db.js';
 import { bareReadings } from './naming.js';
@@ -24,11 +24,72 @@ const DEFAULT_ORDER: Record<TableRec['kind'], OrderSpec[]> = {
   side: [{ column: 'address' }, { column: 'chainId' }],
 };
 
-export function catalogueTable(name: string, rec: TableRec): CatalogueTable {
+export function catalogueTable(name: string, rec: TableRec, relations: readonly CatalogueRelation[] = []): CatalogueTable {
   const columns = columnsOf(rec.columns.map(([api, sql, type]) => [api, sql, type] as const));
   const defaultOrder = rec.kind === 'side' ? [...DEFAULT_ORDER.side, { column: rec.columns[2][0] }] : DEFAULT_ORDER[rec.kind];
-  return { name, sql: { schema: SCHEMA, name: rec.sqlName }, columns, chainColumn: 'chainId', defaultOrder };
+  return { name, sql: { schema: SCHEMA, name: rec.sqlName }, columns, chainColumn: 'chainId', defaultOrder, ...(relations.length ? { relations } : {}) };
 }
+
+const sharedStart = (a: string, b: string): number => {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i;
+};
+
+/**
+ * The table a contract-typed variable's rows embed from: of the tables of
+ * that contract name, the one whose name shares the longest start with this
+ * table's (same organization, same application), or the only one.
+ */
+async function referredFamily(pool: Db, from: TableRec, contract: string): Promise<string | undefined> {
+  const families = await familiesOf(pool, contract);
+  if (families.length <= 1) return families[0];
+  const ranked = families.map((f) => [f, sharedStart(f, from.family)] as const).sort((x, y) => y[1] - x[1]);
+  return ranked[0][1] > ranked[1][1] ? ranked[0][0] : undefined;
+}
+
+/**
+ * The catalogue one query needs: its table, and for each embed the table of
+ * the contract a variable refers to (`Item(*)` through a variable typed
+ * `Item`), recursively. A relation joins the variable's value (the contract's
+ * address) to the target's `address`, on the same chain.
+ */
+async function catalogueFor(pool: Db, resolver: TableResolver, name: string, rec: TableRec, select: readonly SelectItem[], depth = 0): Promise<CatalogueTable[]> {
+  const embeds = select.filter((item): item is Extract<SelectItem, { kind: 'embed' }> => item.kind === 'embed');
+  const relations: CatalogueRelation[] = [];
+  const more: CatalogueTable[] = [];
+  if (embeds.length > 0 && depth < MAX_EMBED_DEPTH && (rec.kind === 'contract' || rec.kind === 'history')) {
+    for (const v of rec.vars) {
+      if (!v.ref || !v.column || !embeds.some((e) => e.relation === v.ref)) continue;
+      const target = await referredFamily(pool, rec, v.ref);
+      const targetRec = target === undefined ? undefined : await resolver.resolve(target);
+      if (!target || !targetRec) continue;
+      relations.push({ name: v.ref, target, on: [[v.name, 'address'], ['chainId', 'chainId']], cardinality: 'one' });
+      const nested = embeds.filter((e) => e.relation === v.ref).flatMap((e) => e.select);
+      more.push(...(await catalogueFor(pool, resolver, target, targetRec, nested, depth + 1)));
+    }
+  }
+  return [catalogueTable(name, rec, relations), ...more];
+}
+
+/** One entry per name (a contract referring to its own kind appears twice), with the relations of both. */
+function merged(tables: CatalogueTable[]): CatalogueTable[] {
+  const byName = new Map<string, CatalogueTable>();
+  for (const t of tables) {
+    const seen = byName.get(t.name);
+    if (!seen) {
+      byName.set(t.name, t);
+      continue;
+    }
+    const relations = [...(seen.relations ?? [])];
+    for (const r of t.relations ?? []) if (!relations.some((x) => x.name === r.name && x.on[0][0] === r.on[0][0])) relations.push(r);
+    byName.set(t.name, { ...seen, relations });
+  }
+  return [...byName.values()];
+}
+
+/** PostgREST's embedding depth the planner allows */
+const MAX_EMBED_DEPTH = 8;
 
 /** The chains a user sees rows of: the main chain only until private chains are indexed. */
 export function visibleChains(_username: string): string[] {
@@ -129,7 +190,7 @@ export async function search(pool: Db, resolver: TableResolver, request: SearchR
   }
   const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
   const rec = await resolver.resolve(request.table);
-  const catalogue = catalogueOf(rec ? [catalogueTable(request.table, rec)] : []);
+  const catalogue = catalogueOf(rec ? merged(await catalogueFor(pool, resolver, request.table, rec, ast.select)) : []);
   const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visibleChains(request.username) });
   const result = await runQuery(pool, plan);
   return {

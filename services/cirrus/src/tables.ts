@@ -21,7 +21,12 @@ export interface VarDef {
   shape: Shape;
   column?: string;
   side?: string;
+  /** a contract-typed variable: the contract's name (its rows embed as `<ref>(…)`) */
+  ref?: string;
 }
+
+/** A variable of an upload: its name, shape and, when contract-typed, the contract's name. */
+export type NewVar = readonly [name: string, shape: Shape, ref?: string];
 
 export interface TableRec {
   sqlName: string;
@@ -252,7 +257,7 @@ export class TableSet {
    * their shapes, or a new version) with a column or side table for each
    * variable, and its history table.
    */
-  async ensureContract(family: string, contract: string, vars: Array<[string, Shape]>, sides: boolean): Promise<TableRec> {
+  async ensureContract(family: string, contract: string, vars: readonly NewVar[], sides: boolean): Promise<TableRec> {
     const versions = await this.versions(family);
     let table = versions.find((rec) => vars.every(([name, shape]) => {
       const seen = rec.vars.find((v) => v.name === name);
@@ -292,11 +297,11 @@ export class TableSet {
     return rec;
   }
 
-  private async addVars(table: TableRec, added: Array<[string, Shape]>, sides: boolean): Promise<void> {
+  private async addVars(table: TableRec, added: readonly NewVar[], sides: boolean): Promise<void> {
     const history = await this.historyOf(table);
     const columns: ColumnDef[] = [];
-    for (const [name, shape] of added) {
-      const def: VarDef = { name, shape };
+    for (const [name, shape, ref] of added) {
+      const def: VarDef = { name, shape, ...(ref ? { ref } : {}) };
       const n = table.vars.length;
       if (shape.k !== 'array') {
         if (table.columns.length + columns.length >= MAX_COLUMNS) {

@@ -41,6 +41,7 @@ const MARKET = `${ITEM}
 contract Market {
   Item last;
   function list(uint q) { last = new Item(q); }
+  function point(address a) { last = Item(a); }
 }`;
 
 const h = new Harness();
@@ -148,9 +149,20 @@ describe('naming', () => {
     expect((await h.search('Acme-Market-Item', 'select=qty')).body).toEqual([{ qty: 7 }]);
   });
 
+  test('a contract-typed variable embeds the contract it refers to; a reference to no contract is NULL', async () => {
+    const [{ last }] = (await h.search('Acme-Market', 'select=last')).body as Array<{ last: string }>;
+    expect((await h.search('Acme-Market', 'select=address,Item(address,qty)')).body).toEqual([{ address: market, Item: { address: last, qty: 7 } }]);
+    expect((await h.search('Acme-Market', 'select=item:Item!last(qty)')).body).toEqual([{ item: { qty: 7 } }]);
+    await h.publish(exec(7, [acme.invoke(7, OTHER, market, 'point', { a: SENDER })]));
+    await h.settled();
+    expect((await h.search('Acme-Market', 'select=last,Item(qty)')).body).toEqual([{ last: null, Item: null }]);
+    expect((await h.search('history@Acme-Market', 'select=last&order=block_number.desc&limit=1')).body).toEqual([{ last: null }]);
+    expect((await h.failure('Acme-Market', 'select=Nope(*)')).code).toBe('BAD_QUERY');
+  });
+
   test('a bare name of several tables is 409 listing the full names', async () => {
-    const i = beta.create(7, '44'.repeat(20), ITEM, 'Item', { _qty: 3 });
-    await h.publish(exec(7, [i.r]));
+    const i = beta.create(8, '44'.repeat(20), ITEM, 'Item', { _qty: 3 });
+    await h.publish(exec(8, [i.r]));
     await h.settled();
     for (const name of ['Item', 'history@Item', 'Item.Moved']) {
       const err = await h.failure(name, '');
@@ -224,7 +236,7 @@ describe('EVM contracts', () => {
   });
 
   test('indexed only with INDEX_EVM: value types and strings as columns, a mapping as 40 zeros, no side tables', async () => {
-    await h.publish(exec(8, [evmReceipt()]));
+    await h.publish(exec(9, [evmReceipt()]));
     await h.settled();
     expect((await h.failure('Token', '')).code).toBe('NOT_FOUND');
 
