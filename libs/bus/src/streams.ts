@@ -11,4 +11,6 @@ export const STREAMS = {
   blocks: { name: 'BLOCKS', subjects: ['block.>'] },
   /** this node's execution results, `exec.<chain>`, msgID = `<chain>:<height>` */
   exec: { name: 'EXEC', subjects: ['exec.>'] },
+  /** private chains' geneses, `genesis.<chain>`, msgID = chain ID: every block service starts each chain from it */
+  geneses: { name: 'GENESIS', subjects: ['genesis.>'] },
 } as const satisfies Record<string, StreamSpec>;

@@ -31,10 +31,15 @@ export const SUBJECTS = {
   blockService: {
     account: 'block-svc.account',
     compile: 'block-svc.compile',
+    checkGenesis: 'block-svc.genesis-check',
   },
   exec: {
     /** JetStream: this node's execution results of a chain's blocks */
     results: (chainId: ChainId) => `exec.${chainToken(chainId)}`,
+  },
+  chains: {
+    /** JetStream: a private chain's genesis (outside `chains.*`, the chains service's request subjects) */
+    genesis: (chainId: ChainId) => `genesis.${chainToken(chainId)}`,
   },
 } as const;
 

@@ -8,6 +8,7 @@ export { parseJsonLossless } from './json.js';
 export { UndoJournal } from './journal.js';
 export type { Undo } from './journal.js';
 export { DEFAULT_PROTOCOL, MAIN_CHAIN, transactionKind } from './types.js';
+export { GOVERNANCE_ADDRESS, chainGenesisText } from './chain-genesis.js';
 export type {
   AccountState,
   Address,

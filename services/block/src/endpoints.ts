@@ -3,6 +3,7 @@
 import { BLOCK, IDENTITY, handle, type AccountRecord, type Handler } from '@platform/bus';
 import { PlatformError, type ChainId } from '@platform/common';
 import { bytesToHex } from '@platform/crypto';
+import { checkPrivateGenesis } from './chain/private-genesis.js';
 import { compileItems } from './compile.js';
 import { identityStatus } from './exec/identity-status.js';
 import { EMPTY_ROOT } from './state/root.js';
@@ -14,8 +15,8 @@ export interface HeldChain {
   store: ChainStore;
 }
 
-export function blockHandlers(chains: HeldChain[]): Handler[] {
-  const byId = new Map(chains.map((c) => [c.chainId, c]));
+/** `byId`: the chains held now; private chains are added to it as they start. */
+export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>): Handler[] {
   return [
     handle(BLOCK.account, (request) => {
       const address = hexField(request?.address, 'address', 20);
@@ -25,6 +26,10 @@ export function blockHandlers(chains: HeldChain[]): Handler[] {
       return accountOf(chain, address);
     }),
     handle(BLOCK.compile, (request) => compileItems(request)),
+    handle(BLOCK.checkGenesis, (genesis) => {
+      if (!genesis || typeof genesis !== 'object') throw invalid('genesis', 'must be a genesis object');
+      return checkPrivateGenesis(genesis);
+    }),
     handle(IDENTITY.status, (request) => {
       const main = byId.get('')!;
       return identityStatus(main.store, hexField(request?.address, 'address', 20), main.store.head()?.header.number ?? 0);

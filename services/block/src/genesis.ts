@@ -28,7 +28,7 @@ export function loadGenesis(path: string): Genesis {
   return genesis;
 }
 
-function validateGenesis(g: Genesis, where: string): void {
+export function validateGenesis(g: Genesis, where: string): void {
   const fail = (what: string) => {
     throw new Error(`${where}: ${what}`);
   };
@@ -66,24 +66,26 @@ export function applyGenesisState(state: WorldState, g: Genesis): Receipt[] {
     state.putAccount(a.address, { nonce: prev?.nonce ?? 0n, balance: BigInt(a.balance), codeHash: null });
   }
   const receipts: Receipt[] = [];
+  // a private chain's governance constructor runs as its creator (msg.sender, tx.origin), as the platform does
+  const creator = g.creator ?? ZERO_ADDRESS;
   g.contracts.forEach((c, i) => {
     if (c.vm !== 'SolidVM') throw new Error(`genesis contract ${c.name}: only SolidVM contracts can be created at genesis`);
     const ctx = {
       chainId: g.chainId,
       block: { number: 0, timestamp: g.timestamp, coinbase: ZERO_ADDRESS },
-      tx: { hash: ZERO_HASH, origin: ZERO_ADDRESS, gasPrice: 0n, gasLimit: 0n, value: 0n },
+      tx: { hash: ZERO_HASH, origin: creator, gasPrice: 0n, gasLimit: 0n, value: 0n },
       identity: null,
       protocol: g.protocol,
       // genesis contracts are the network's own: nothing to pay
       gasEnabled: false,
     };
-    const out = createContract(state, ctx, { creator: ZERO_ADDRESS, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) }, { hooks: hooksFor(state, ctx) });
+    const out = createContract(state, ctx, { creator, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) }, { hooks: hooksFor(state, ctx) });
     if (!out.ok || !out.address) throw new Error(`genesis contract ${c.name} could not be created: ${out.message}`);
     relocate(state, out.address, c.address);
     const fix = <T extends { address: string }>(x: T): T => (x.address === out.address ? { ...x, address: c.address } : x);
     receipts.push({
       transactionHash: keccak256Hex(`genesis:${g.chainId}:${c.address}`),
-      from: ZERO_ADDRESS,
+      from: creator,
       status: 'Success',
       message: out.message,
       kind: 'SolidVM',

@@ -6,7 +6,8 @@ import { jetstream } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Logger, type NodeConfig } from '@platform/common';
 import { STREAMS, chainToken, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
-import { blockHandlers } from './endpoints.js';
+import { PrivateChains } from './chain/private-chains.js';
+import { blockHandlers, type HeldChain } from './endpoints.js';
 import { evmExecutor } from './exec/evm.js';
 import { solidVmExecutor } from './exec/solidvm.js';
 import type { VmExecutors } from './exec/vm.js';
@@ -64,29 +65,37 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     undo.unshift(() => nc.drain());
     const jsm = await streamManager(nc);
     // any service of the node may start first: each declares the streams it uses
-    for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec]) await ensureStream(jsm, spec);
+    for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses]) await ensureStream(jsm, spec);
     const chain = MAIN_CHAIN;
     const store = new ChainStore(join(dataDir, 'block', chainToken(chain)));
     undo.push(() => store.close());
-    const worker = new ChainWorker({
-      genesis,
-      store,
-      js: jetstream(nc),
+    const js = jetstream(nc);
+    const shared = {
+      js,
       jsm,
       key,
       settings: options.settings ?? DEFAULT_BLOCK_SETTINGS,
       gasEnabled: config.gasEnabled,
       executors: options.executors ?? DEFAULT_EXECUTORS,
       logger,
-      durable: options.durable ?? `block-${chainToken(chain)}`,
       maxPayload: nc.info?.max_payload ?? 1024 * 1024,
+    };
+    const worker = new ChainWorker({
+      ...shared,
+      genesis,
+      store,
+      durable: options.durable ?? `block-${chainToken(chain)}`,
       ...(options.hooks ? { hooks: options.hooks } : {}),
     });
     // the worker stops before the connection drains and the store closes
     undo.unshift(() => worker.stop());
     await worker.start();
+    const held = new Map<string, HeldChain>([[chain, { chainId: chain, store }]]);
+    const privateChains = new PrivateChains({ js, dataDir, logger, held, workerOptions: shared });
+    undo.unshift(() => privateChains.stop());
+    await privateChains.start();
     // answered once block 0 is applied: the account lookup never sees a store without a head
-    const service = await serve(nc, { name: 'block', version: VERSION, description: 'account lookup over the applied state, and compilation', logger }, blockHandlers([{ chainId: chain, store }]));
+    const service = await serve(nc, { name: 'block', version: VERSION, description: 'account lookup over the applied state, and compilation', logger }, blockHandlers(held));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
     await nc.flush();

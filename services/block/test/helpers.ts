@@ -31,7 +31,7 @@ export class Account {
     return this.key.address;
   }
 
-  tx(fields: { to: string | null; initOrData?: string; metadata?: Record<string, string>; value?: bigint; gasLimit?: bigint; gasPrice?: bigint; nonce?: number }): Transaction {
+  tx(fields: { to: string | null; initOrData?: string; metadata?: Record<string, string>; value?: bigint; gasLimit?: bigint; gasPrice?: bigint; nonce?: number; chainId?: string }): Transaction {
     const nonce = fields.nonce ?? this.nonce++;
     const unsigned = {
       nonce: BigInt(nonce),
@@ -40,13 +40,13 @@ export class Account {
       to: fields.to,
       value: fields.value ?? 0n,
       initOrData: Buffer.from(fields.initOrData ?? '', 'hex'),
-      chainId: null,
+      chainId: fields.chainId || null,
       metadata: fields.metadata ?? {},
     };
     const sig = sign(signingHash(unsigned, 'platform'), this.key.privateKey);
     return {
       hash: transactionHash(unsigned, sig),
-      chainId: '',
+      chainId: fields.chainId ?? '',
       from: this.address,
       nonce,
       gasPrice: unsigned.gasPrice.toString(),

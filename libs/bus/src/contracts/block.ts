@@ -5,7 +5,7 @@
 // The subjects are `block-svc.*`, not `block.*`: the BLOCKS stream captures
 // `block.>`, so a request on `block.account` would be stored as a block and
 // acknowledged by JetStream instead of reaching the service.
-import type { VmKind } from '@platform/common';
+import type { Genesis, VmKind } from '@platform/common';
 import { defineEndpoint } from '../rpc.js';
 import { SERVICE_NAMES, SUBJECTS } from '../subjects.js';
 
@@ -75,4 +75,11 @@ export const BLOCK = {
    * messages in `details.errors`.
    */
   compile: defineEndpoint<CompileItem[], CompiledRecord[]>(SERVICE_NAMES.block, 'compile', SUBJECTS.blockService.compile),
+  /**
+   * Runs a private chain's genesis on an empty state, as block 0 will: the
+   * governance contract's code hash, or UNPROCESSABLE (422) saying why the
+   * chain cannot start (`details.reason`: `COMPILE_ERROR`, `NO_CONSTRUCTOR`,
+   * `CONSTRUCTOR_FAILED`, `BAD_GENESIS`).
+   */
+  checkGenesis: defineEndpoint<Genesis, { codeHash: string }>(SERVICE_NAMES.block, 'genesis-check', SUBJECTS.blockService.checkGenesis),
 } as const;

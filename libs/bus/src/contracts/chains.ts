@@ -1,0 +1,86 @@
+// The chains service's endpoints (services/chains): private chains'
+// creation, their records, and who may see them. Every answer about a chain
+// is already filtered by membership: a caller never learns of a private
+// chain it may not see (spec "Private chains"; CONVENTIONS.md "Private chains").
+import type { ChainId, ChainMember, DecimalString } from '@platform/common';
+import { defineEndpoint } from '../rpc.js';
+import { SERVICE_NAMES } from '../subjects.js';
+
+/** The user asking: membership matches the user's registered certificate, else these token facts. */
+export interface ChainUser {
+  username: string;
+  /** the token's organization claim (the gateway's principal) */
+  organization: string | null;
+}
+
+/** The spec's chain creation body, as the client sent it (validated by the service). */
+export interface ChainBody {
+  label: string;
+  contract: string;
+  src: string;
+  args?: Record<string, unknown>;
+  members?: ChainMember[];
+  balances?: Array<{ address: string; balance: DecimalString | number }>;
+  metadata?: { VM?: string } & Record<string, unknown>;
+  parentChain?: string | null;
+}
+
+export interface CreateChainsRequest extends ChainUser {
+  /** one body per chain; all or none are created */
+  chains: unknown[];
+}
+
+/** The spec's chain record. */
+export interface ChainRecord {
+  id: ChainId;
+  info: {
+    label: string;
+    /** the members now: the creation's, then the governance events applied in block order */
+    members: ChainMember[];
+    /** the genesis's accounts: balances, and the governance contract */
+    accountInfo: Array<{ address: string; balance: DecimalString; contractName?: string; codeHash?: string }>;
+    /** 64 hex */
+    nonce: string;
+    /** the governance contract's code */
+    codeInfo: Array<{ name: string; vm: string; src: string; codeHash: string }>;
+    /** null for a child of the main chain */
+    parentChain: ChainId | null;
+    balances: Array<{ address: string; balance: DecimalString }>;
+    /** the creating account */
+    creator: string;
+    /** seconds since the epoch */
+    createdAt: number;
+  };
+}
+
+export interface ListChainsRequest extends ChainUser {
+  /** only these chains (each still only if the user may see it); absent: all the user may see */
+  chainIds?: string[] | null;
+  limit?: number;
+  offset?: number;
+}
+
+export const CHAINS_SUBJECTS = {
+  create: 'chains.create',
+  list: 'chains.list',
+  visibleTo: 'chains.visibleTo',
+  exists: 'chains.exists',
+} as const;
+
+export const CHAINS = {
+  /**
+   * Creates private chains: validates each body, dry-runs its genesis with
+   * the block service, publishes the geneses and answers their IDs in order.
+   * VALIDATION_FAILED naming the field (`[i].label`, …); FORBIDDEN when the
+   * creator has no key in the vault; NOT_FOUND for an unknown `parentChain`;
+   * UNPROCESSABLE when the governance contract does not compile, fails in its
+   * constructor or has none.
+   */
+  create: defineEndpoint<CreateChainsRequest, ChainId[]>(SERVICE_NAMES.chains, 'create', CHAINS_SUBJECTS.create),
+  /** chain records the user may see, ordered by creation; BAD_HEX/VALIDATION_FAILED for a malformed ID or page */
+  list: defineEndpoint<ListChainsRequest, ChainRecord[]>(SERVICE_NAMES.chains, 'list', CHAINS_SUBJECTS.list),
+  /** every chain whose data the user may see: '' (the main chain) first, then the private chains it is a member of */
+  visibleTo: defineEndpoint<ChainUser, { chainIds: ChainId[] }>(SERVICE_NAMES.chains, 'visible-to', CHAINS_SUBJECTS.visibleTo),
+  /** whether a chain exists on this node (any user may send to a private chain: its ID is what it takes) */
+  exists: defineEndpoint<{ chainId: string }, { chainId: ChainId; exists: boolean }>(SERVICE_NAMES.chains, 'exists', CHAINS_SUBJECTS.exists),
+} as const;

@@ -1,0 +1,101 @@
+// The private chains this node holds: every genesis on the GENESIS stream
+// (written by the chains service, replicated like the blocks) starts a
+// ChainWorker of its own, at start for the chains already there and later as
+// new ones are published. A genesis that is not a valid private chain's is
+// logged and skipped: the stream is the chains service's, and a bad entry
+// must not stop the node's other chains.
+import { join } from 'node:path';
+import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
+import type { ChainId, Genesis, Logger } from '@platform/common';
+import { STREAMS, chainToken } from '@platform/bus';
+import type { HeldChain } from '../endpoints.js';
+import { ChainStore } from '../state/store.js';
+import { privateGenesisError } from './private-genesis.js';
+import { ChainWorker, type ChainWorkerOptions } from './worker.js';
+
+export interface PrivateChainsOptions {
+  js: JetStreamClient;
+  dataDir: string;
+  logger: Logger;
+  /** the chains this node answers for (the main chain's included): new ones are added here */
+  held: Map<ChainId, HeldChain>;
+  /** what every worker shares (keys, settings, VMs, …) */
+  workerOptions: Omit<ChainWorkerOptions, 'genesis' | 'store' | 'durable' | 'hooks'>;
+}
+
+interface Stoppable {
+  stop(): unknown;
+}
+
+export class PrivateChains {
+  private readonly workers = new Map<ChainId, { worker: ChainWorker; store: ChainStore }>();
+  private messages: Stoppable | null = null;
+  /** starts are serial: two stores of one chain must never open at once */
+  private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly o: PrivateChainsOptions) {}
+
+  /** Starts the chains published so far; the ones published later start as they arrive. */
+  async start(): Promise<void> {
+    const last = (await this.o.workerOptions.jsm.streams.info(STREAMS.geneses.name)).state.last_seq;
+    const consumer = await this.o.js.consumers.get(STREAMS.geneses.name, { deliver_policy: DeliverPolicy.All });
+    const messages = await consumer.consume();
+    this.messages = messages;
+    let caughtUp!: () => void;
+    const ready = new Promise<void>((resolve) => (caughtUp = resolve));
+    if (last === 0) caughtUp();
+    void (async () => {
+      for await (const m of messages) {
+        let genesis: Genesis | null = null;
+        try {
+          genesis = m.json<Genesis>();
+        } catch {
+          this.o.logger.error({ seq: m.seq }, 'a message of the GENESIS stream is not JSON; skipped');
+        }
+        if (genesis) {
+          const g = genesis;
+          this.queue = this.queue.then(() => this.startChain(g)).catch((err: unknown) => this.o.logger.error({ err, chain: g.chainId }, 'a private chain could not start'));
+        }
+        if (m.seq >= last) {
+          await this.queue;
+          caughtUp();
+        }
+      }
+    })().catch((err: unknown) => this.o.logger.error({ err }, 'the genesis consumer stopped'));
+    await ready;
+  }
+
+  private async startChain(genesis: Genesis): Promise<void> {
+    if (this.stopped || this.workers.has(genesis.chainId)) return;
+    const why = privateGenesisError(genesis);
+    if (why) {
+      this.o.logger.error({ chain: genesis.chainId, why }, 'a genesis of the GENESIS stream is not a private chain\'s; skipped');
+      return;
+    }
+    const token = chainToken(genesis.chainId);
+    const store = new ChainStore(join(this.o.dataDir, 'block', token));
+    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, durable: `block-${token}` });
+    try {
+      await worker.start();
+    } catch (err) {
+      await worker.stop().catch(() => {});
+      await store.close();
+      throw err;
+    }
+    this.workers.set(genesis.chainId, { worker, store });
+    this.o.held.set(genesis.chainId, { chainId: genesis.chainId, store });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.resolve(this.messages?.stop()).catch(() => {});
+    await this.queue;
+    for (const [chainId, { worker, store }] of this.workers) {
+      this.o.held.delete(chainId);
+      await worker.stop();
+      await store.close();
+    }
+    this.workers.clear();
+  }
+}

@@ -1,0 +1,138 @@
+// Private chains in the block service over a real NATS: the genesis check the
+// chains service asks before creating a chain (explicit constructor, a
+// constructor that succeeds, an ID that is the genesis's hash), and chains
+// started from the GENESIS stream — at start and while running, again after
+// a restart — each with its own blocks, results and account lookup.
+import { BLOCK, SUBJECTS, STREAMS, call, encodeJson, ensureStream, streamManager } from '@platform/bus';
+import { DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, type ExecResult, type Genesis } from '@platform/common';
+import { contractAddress } from '@platform/crypto';
+import { privateChainId } from '../src/chain/private-genesis.js';
+import { Account, COUNTER, Collector, blockFixture, receiptFor, type BlockFixture } from './helpers.js';
+
+export const AUTO_APPROVE = `
+contract AutoApprove {
+  address public creator;
+  event OrgAdded(string orgName);
+  constructor(string _note) { creator = msg.sender; require(_note != "fail", "asked to fail"); }
+  function addOrg(string _orgName) public { emit OrgAdded(_orgName); }
+}`;
+
+const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
+
+function privateGenesis(creator: string, src = AUTO_APPROVE, args: Record<string, unknown> = { _note: 'hi' }, name = 'AutoApprove'): Genesis {
+  const g: Genesis = {
+    format: 1,
+    chainId: '',
+    label: 'test chain',
+    timestamp: Math.floor(Date.now() / 1000),
+    parentChain: null,
+    nonce: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex'),
+    protocol: DEFAULT_PROTOCOL,
+    trustedRoots: [],
+    accounts: [],
+    contracts: [{ address: GOVERNANCE_ADDRESS, name, vm: 'SolidVM', src, args }],
+    members: [{ orgName: 'A', access: true }],
+    creator,
+  };
+  return { ...g, chainId: privateChainId(g) };
+}
+
+async function reason(promise: Promise<unknown>): Promise<{ code: string; reason: unknown; message: string }> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof PlatformError) return { code: err.code, reason: err.details?.reason, message: err.message };
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+let f: BlockFixture;
+beforeEach(async () => {
+  f = await blockFixture();
+  await ensureStream(await streamManager(f.nc), STREAMS.geneses);
+});
+afterEach(async () => {
+  await f.stop();
+});
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out; last ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('block-svc.genesis-check', () => {
+  test('answers the governance code hash, or why the chain could not start', async () => {
+    await f.start();
+    const creator = new Account().address;
+    expect((await call(f.nc, BLOCK.checkGenesis, privateGenesis(creator))).codeHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, AUTO_APPROVE, { _note: 'fail' })))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      reason: 'CONSTRUCTOR_FAILED',
+      message: expect.stringContaining('asked to fail'),
+    });
+    const noConstructor = 'contract Gov { event OrgAdded(string orgName); function addOrg(string o) public { emit OrgAdded(o); } }';
+    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, noConstructor, {}, 'Gov')))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'NO_CONSTRUCTOR' });
+    const typeError = 'contract Gov { uint x; constructor() { x = "text"; } }';
+    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, typeError, {}, 'Gov')))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'COMPILE_ERROR' });
+    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, AUTO_APPROVE, {}, 'Missing')))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'COMPILE_ERROR' });
+    const forged = { ...privateGenesis(creator), label: 'changed after hashing' };
+    expect(await reason(call(f.nc, BLOCK.checkGenesis, forged))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'BAD_GENESIS', message: expect.stringContaining('not the hash') });
+  });
+});
+
+describe('chains from the GENESIS stream', () => {
+  test('a chain published before the start and one published while running: own blocks, results, lookups; both again after a restart', async () => {
+    const alice = new Account();
+    const early = privateGenesis(alice.address);
+    await f.js.publish(SUBJECTS.chains.genesis(early.chainId), encodeJson(early), { msgID: early.chainId });
+    const service = await f.start();
+
+    // the governance contract was created at block 0 with the creator as msg.sender
+    const governance = await call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: early.chainId });
+    expect(governance).toMatchObject({ chainId: early.chainId, contractName: 'AutoApprove', kind: 'SolidVM' });
+    expect(await call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS })).toBeNull();
+
+    const late = privateGenesis(alice.address);
+    await f.js.publish(SUBJECTS.chains.genesis(late.chainId), encodeJson(late), { msgID: late.chainId });
+    await until(
+      () => call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: late.chainId }).catch(() => null),
+      (a) => a !== null,
+    );
+
+    // each chain has its own nonces: the same account starts at 0 on both
+    const execs = await Collector.start<ExecResult>(f.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
+    const create = alice.tx({ to: null, initOrData: hex(COUNTER), metadata: { VM: 'SolidVM', name: 'Counter', args: '{"start":5}' }, chainId: early.chainId, nonce: 0 });
+    const call0 = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'addOrg', args: '{"_orgName":"C"}' }, chainId: early.chainId, nonce: 1 });
+    await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(create), { msgID: create.hash });
+    await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(call0), { msgID: call0.hash });
+    const results = await execs.until((e) => receiptFor(e, call0.hash) !== undefined);
+    expect(receiptFor(results, create.hash)).toMatchObject({ status: 'Success' });
+    expect(receiptFor(results, call0.hash)).toMatchObject({ status: 'Success', events: [expect.objectContaining({ name: 'OrgAdded', address: GOVERNANCE_ADDRESS, chainId: early.chainId, args: [['orgName', 'C']] })] });
+    // block 0's receipt: the constructor, sent by the creator
+    expect(results[0].block.number).toBe(0);
+    expect(results[0].receipts[0]).toMatchObject({ from: alice.address, status: 'Success' });
+    execs.stop();
+    const counter = contractAddress(alice.address, 0n);
+    expect(await call(f.nc, BLOCK.account, { address: counter, chainId: early.chainId })).toMatchObject({ contractName: 'Counter' });
+    expect(await call(f.nc, BLOCK.account, { address: counter })).toBeNull();
+    expect(await call(f.nc, BLOCK.account, { address: alice.address, chainId: late.chainId })).toBeNull();
+
+    await service.stop();
+    await f.start();
+    for (const g of [early, late]) expect(await call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: g.chainId })).toMatchObject({ contractName: 'AutoApprove' });
+    expect(await call(f.nc, BLOCK.account, { address: counter, chainId: early.chainId })).toMatchObject({ contractName: 'Counter' });
+  });
+
+  test('a genesis whose ID is not its hash is skipped; the node runs on', async () => {
+    const forged = { ...privateGenesis(new Account().address), label: 'tampered' };
+    await f.js.publish(SUBJECTS.chains.genesis(forged.chainId), encodeJson(forged), { msgID: forged.chainId });
+    await f.start();
+    await expect(call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: forged.chainId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
