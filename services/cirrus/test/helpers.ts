@@ -90,6 +90,8 @@ export class Harness {
     this.infra = await startTestInfra({ nats: true, postgres: true });
     this.databaseUrl = await this.infra.postgres!.createDatabase(database);
     this.db = new pg.Pool({ connectionString: this.databaseUrl });
+    // an idle connection may hear the server stop at teardown: not a failure of the suite
+    this.db.on('error', () => {});
     this.nc = await connectBus({ url: this.infra.nats!.url, name: 'cirrus-test', logger });
     this.jsm = await jetstreamManager(this.nc);
     await ensureStream(this.jsm, STREAMS.exec);
