@@ -84,9 +84,10 @@ class BlockApply {
    */
   async prefetch(): Promise<void> {
     const successes = this.exec.receipts.filter((r) => r.status === 'Success');
-    await this.lookup(successes.flatMap((r) => [...r.stateChanges.map((c) => c.address), ...r.events.map((e) => e.address)]));
-    const sqlNames = [...this.contracts.values()].filter((n): n is string => n !== null);
-    const tables = await this.tables.load(new Set(sqlNames));
+    const named = successes.flatMap((r) => [...r.stateChanges.map((c) => c.address), ...r.events.map((e) => e.address)]);
+    await this.lookup(named);
+    const sqlNames = new Set(named.flatMap((a) => this.contracts.get(contractKey(a, this.exec.chainId)) ?? []));
+    const tables = await this.tables.load(sqlNames);
     await this.tables.load(tables.flatMap((t) => t.vars.flatMap((v) => (v.side ? [v.side] : []))));
     const referred: string[] = [];
     for (const change of successes.flatMap((r) => r.stateChanges)) {
