@@ -10,7 +10,7 @@ import { Batch } from './batch.js';
 import type { Client } from './db.js';
 import { familyOf } from './naming.js';
 import { isDefault, keyValue, parsePath, updateValue, type Segment } from './paths.js';
-import { defaultOf, jsonOf, scalarParam, shapeOf, columnTypeOf, type Shape } from './shapes.js';
+import { defaultOf, jsonOf, scalarParam, shapeOf, columnTypeOf, storable, type Shape } from './shapes.js';
 import { INHERITED, MAPPING_VALUE, TableSet, type CatalogueCache, type NewVar, type TableRec, type VarDef, type Warn } from './tables.js';
 
 export type { Warn } from './tables.js';
@@ -158,7 +158,7 @@ function varsOf(created: CreatedContract): NewVar[] {
 async function registerContract(b: BlockApply, created: CreatedContract): Promise<void> {
   let sqlName: string | null = null;
   if (b.indexes(created.vm) && created.chainId === MAIN_CHAIN) {
-    const table = await b.tables.ensureContract(familyOf(created), created.name, varsOf(created), created.vm !== 'EVM');
+    const table = await b.tables.ensureContract(storable(familyOf(created)), created.name, varsOf(created), created.vm !== 'EVM');
     sqlName = table.sqlName;
   }
   b.created(created.address, created.chainId, sqlName);
@@ -273,5 +273,9 @@ async function applyEvent(b: BlockApply, block: BlockFacts, receipt: Receipt, ev
   const args = new Map(event.args);
   const cols = table.columns.filter((c) => c[3] === 'arg');
   const names = ['address', 'chain_id', ...cols.map((c) => c[1]), 'transaction_hash', 'block_number', 'block_timestamp'];
-  b.batch.insert(table, names, [event.address, event.chainId, ...cols.map((c) => args.get(c[0]) ?? null), receipt.transactionHash, block.number, block.timestamp]);
+  const arg = (name: string) => {
+    const value = args.get(name);
+    return typeof value === 'string' ? storable(value) : null;
+  };
+  b.batch.insert(table, names, [event.address, event.chainId, ...cols.map((c) => arg(c[0])), receipt.transactionHash, block.number, block.timestamp]);
 }

@@ -6,7 +6,7 @@
 // `.lists<3>[0]`, `.lists<3>.length`.
 import type { JsonValue } from '@platform/query';
 import { jsonText } from '@platform/query';
-import { defaultOf, fromStorage, type Shape } from './shapes.js';
+import { defaultOf, fromStorage, storable, type Shape } from './shapes.js';
 
 export type Segment = { k: 'key'; text: string } | { k: 'index'; i: number } | { k: 'field'; name: string };
 
@@ -58,12 +58,12 @@ export function keyValue(s: Shape, text: string): string | boolean {
   if (s.k === 'bool') return text === 'true';
   if (s.k === 'text' && text.startsWith('"')) {
     try {
-      return JSON.parse(text) as string;
+      return storable(JSON.parse(text) as string);
     } catch {
-      return text;
+      return storable(text);
     }
   }
-  return s.k === 'text' && text.startsWith('0x') ? text.slice(2) : text;
+  return storable(s.k === 'text' && text.startsWith('0x') ? text.slice(2) : text);
 }
 
 const isObject = (v: JsonValue): v is { [key: string]: JsonValue } => v !== null && typeof v === 'object' && !Array.isArray(v) && !('isLosslessNumber' in v);

@@ -85,6 +85,18 @@ export function columnTypeOf(s: Shape): ColumnType {
 
 export const SQL_TYPE: Record<ColumnType, string> = { text: 'text', integer: 'integer', numeric: 'numeric', boolean: 'boolean', jsonb: 'jsonb' };
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/**
+ * Text PostgreSQL can store: text refuses the NUL character and jsonb also
+ * unpaired surrogates, and a refused value would stop the indexer on that
+ * block forever. Both become U+FFFD (the replacement character).
+ */
+export function storable(text: string): string {
+  return text.includes('\0') || LONE_SURROGATE.test(text) ? text.replace(/\0/g, '\uFFFD').replace(LONE_SURROGATES, '\uFFFD') : text;
+}
+
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 const INDEX = /^\d{1,9}$/;
 
@@ -99,7 +111,7 @@ export function scalarParam(s: Shape, v: unknown): string | boolean | null {
     case 'bool':
       return v === true || v === 'true' ? true : v === false || v === 'false' ? false : null;
     default:
-      return typeof v === 'string' ? v : JSON.stringify(v);
+      return storable(typeof v === 'string' ? v : JSON.stringify(v));
   }
 }
 
@@ -114,7 +126,7 @@ export function jsonOf(s: Shape, v: unknown): JsonValue {
     case 'bool':
       return scalarParam(s, v) as boolean | null;
     case 'text':
-      return typeof v === 'string' ? v : v === undefined || v === null ? null : JSON.stringify(v);
+      return typeof v === 'string' ? storable(v) : v === undefined || v === null ? null : storable(JSON.stringify(v));
     case 'struct': {
       const o = (v !== null && typeof v === 'object' ? v : {}) as Record<string, unknown>;
       return Object.fromEntries(s.fields.map(([name, f]) => [name, jsonOf(f, o[name])]));
@@ -123,7 +135,7 @@ export function jsonOf(s: Shape, v: unknown): JsonValue {
       return Array.isArray(v) ? v.map((e) => jsonOf(s.elem, e)) : [];
     case 'mapping': {
       const o = (v !== null && typeof v === 'object' ? v : {}) as Record<string, unknown>;
-      return Object.fromEntries(Object.entries(o).map(([k, e]) => [k, jsonOf(s.value, e)]));
+      return Object.fromEntries(Object.entries(o).map(([k, e]) => [storable(k), jsonOf(s.value, e)]));
     }
     default:
       return plainJson(v);
@@ -132,10 +144,11 @@ export function jsonOf(s: Shape, v: unknown): JsonValue {
 
 function plainJson(v: unknown): JsonValue {
   if (v === undefined || v === null) return null;
-  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'string') return storable(v);
+  if (typeof v === 'boolean') return v;
   if (typeof v === 'number' || typeof v === 'bigint') return jsonNumber(String(v));
   if (Array.isArray(v)) return v.map(plainJson);
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, e]) => [k, plainJson(e)]));
+  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, e]) => [storable(k), plainJson(e)]));
   return String(v);
 }
 

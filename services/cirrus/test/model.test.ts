@@ -131,6 +131,31 @@ describe('structs and side tables', () => {
   });
 });
 
+describe('values PostgreSQL cannot store', () => {
+  test('a NUL character or an unpaired surrogate becomes U+FFFD; the indexer goes on', async () => {
+    const src = `contract Odd {
+      struct P { string s; }
+      string name; P p; mapping(string => string) m; string[] list;
+      event E(string s);
+      function set(string s) { name = s; p = P(s); m[s] = s; list.push(s); emit E(s); }
+    }`;
+    const odd = plain.create(20, SENDER, src, 'Odd', {});
+    const bad = 'a\u0000b\uD800c';
+    await h.publish(exec(20, [odd.r, plain.invoke(20, SENDER, odd.address, 'set', { s: bad })]));
+    await h.publish(exec(21, [plain.invoke(21, SENDER, odd.address, 'set', { s: 'fine' })]));
+    await h.settled();
+    const good = 'a\uFFFDb\uFFFDc';
+    expect((await h.search('history@Odd', 'select=name,p')).body).toEqual([
+      { name: 'fine', p: { s: 'fine' } },
+      { name: good, p: { s: good } },
+      { name: '', p: { s: '' } },
+    ]);
+    expect((await h.search('Odd-m', 'select=key,value&order=key')).body).toEqual([{ key: good, value: good }, { key: 'fine', value: 'fine' }].sort((x, y) => (x.key < y.key ? -1 : 1)));
+    expect((await h.search('Odd-list', 'select=value')).body).toEqual([{ value: good }, { value: 'fine' }]);
+    expect((await h.search('Odd.E', 'select=s')).body).toEqual([{ s: good }, { s: 'fine' }]);
+  });
+});
+
 describe('naming', () => {
   test('a contract uploaded by a member of an organization is <org>-<Contract>; its bare name resolves while unique', async () => {
     expect((await h.search('Acme-Item', 'select=address,qty')).body).toEqual([{ address: acmeItem, qty: 2 }]);
