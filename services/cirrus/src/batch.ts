@@ -75,11 +75,10 @@ export class Batch {
    * than an insert that conflicts.
    */
   upsert(table: Table, columns: string[], row: Param[], created: boolean): void {
-    let t = this.upserts.get(table.sqlName);
-    if (!t || t.columns.join(',') !== columns.join(',')) {
-      if (t) throw new Error(`rows of ${table.sqlName} with two column lists in one batch`);
-      this.upserts.set(table.sqlName, (t = { table, columns, rows: new Map() }));
-    }
+    // DDL flushes the batch first, so one table has one column list here; keyed by both all the same
+    const id = `${table.sqlName}\0${columns.join(',')}`;
+    let t = this.upserts.get(id);
+    if (!t) this.upserts.set(id, (t = { table, columns, rows: new Map() }));
     const key = contractKey(row[0] as string, row[1] as string);
     t.rows.set(key, { row, insert: created || (t.rows.get(key)?.insert ?? false) });
   }
@@ -116,7 +115,7 @@ export class Batch {
     const key = contractKey(address, chainId);
     for (const table of tables) {
       const name = table.sqlName;
-      this.upserts.get(name)?.rows.delete(key);
+      for (const u of this.upserts.values()) if (u.table.sqlName === name) u.rows.delete(key);
       this.replaced.get(name)?.contracts.delete(key);
       const entries = this.entries.get(name)?.entries;
       if (entries) for (const id of [...entries.keys()]) if (id.startsWith(`${key}\0`)) entries.delete(id);
