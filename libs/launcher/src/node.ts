@@ -13,7 +13,7 @@ import { waitForPort } from './ports.js';
 import { supervise, type Supervised } from './supervisor.js';
 
 /** The node's services, in start order; the gateway last, as it routes to the others. */
-export const NODE_SERVICES = ['vault', 'transaction', 'block', 'cirrus', 'gateway'] as const;
+export const NODE_SERVICES = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'gateway'] as const;
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

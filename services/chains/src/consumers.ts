@@ -1,0 +1,124 @@
+// What the chains service learns from streams:
+// - GENESIS: every private chain's genesis (those created through another
+//   node, and this node's own should it have crashed between publishing and
+//   storing): stored like a creation here.
+// - EXEC: the governance events of each private chain's blocks, applied in
+//   block order (the spec's "Events" 3 and 5). Only events the governance
+//   contract itself emitted count: any user may send transactions to a
+//   private chain, and a contract of their own emitting `OrgAdded` must not
+//   let them in.
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { STREAMS, consumeExecResults, ensureDurableConsumer } from '@platform/bus';
+import { GOVERNANCE_ADDRESS, MAIN_CHAIN, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
+import { keccak256Hex } from '@platform/crypto';
+import { inTransaction, type Client, type Db } from './db.js';
+import { addMember, insertChain, removeMembers } from './store.js';
+
+export const GENESIS_CONSUMER = 'chains-geneses';
+export const MEMBERSHIP_CONSUMER = 'chains-membership';
+const EXEC_ACK_WAIT_MS = 5_000;
+const EXEC_HEARTBEAT_MS = 1_500;
+
+type Apply = (client: Client, chainId: string, args: string[]) => Promise<void>;
+
+const add: Apply = (client, chainId, [orgName, orgUnit, commonName]) =>
+  orgName ? addMember(client, chainId, { orgName, ...(orgUnit ? { orgUnit } : {}), ...(commonName ? { commonName } : {}), access: true }) : Promise.resolve();
+const remove: Apply = (client, chainId, [orgName, orgUnit, commonName]) => (orgName ? removeMembers(client, chainId, orgName, orgUnit, commonName) : Promise.resolve());
+
+/** The governance events, by name; their arguments are read by position: organization, unit, common name. */
+const GOVERNANCE_EVENTS: Record<string, Apply> = {
+  OrgAdded: add,
+  OrgUnitAdded: add,
+  CommonNameAdded: add,
+  OrganizationAdded: add,
+  OrgRemoved: remove,
+  OrgUnitRemoved: remove,
+  CommonNameRemoved: remove,
+  OrganizationRemoved: remove,
+};
+
+/** Why this is not a private chain's genesis, or null. */
+export function genesisError(g: Genesis): string | null {
+  if (!g || typeof g !== 'object' || typeof g.chainId !== 'string' || !Array.isArray(g.contracts) || !Array.isArray(g.members) || !Array.isArray(g.accounts)) return 'not a genesis';
+  if (g.chainId !== keccak256Hex(chainGenesisText(g))) return 'its chainId is not the hash of its genesis';
+  return null;
+}
+
+/** Applies one block's governance events, once: a block at or below the chain's applied height changes nothing. */
+export async function applyGovernance(pool: Db, exec: ExecResult): Promise<boolean> {
+  if (exec.chainId === MAIN_CHAIN) return false;
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ applied_height: string }>('SELECT applied_height FROM chains.chains WHERE chain_id = $1 FOR UPDATE', [exec.chainId]);
+    // the genesis consumer has not stored it yet: retried until it has
+    if (!rows[0]) throw new Error(`chain ${exec.chainId} is not stored yet`);
+    if (Number(rows[0].applied_height) >= exec.block.number) return false;
+    for (const receipt of exec.receipts) {
+      if (receipt.status !== 'Success') continue;
+      if (exec.block.number === 0) {
+        const governance = receipt.contractsCreated.find((c) => c.address === GOVERNANCE_ADDRESS);
+        if (governance) await client.query('UPDATE chains.chains SET code_hash = $2 WHERE chain_id = $1', [exec.chainId, governance.codeHash]);
+      }
+      for (const event of receipt.events) await applyEvent(client, exec.chainId, event);
+    }
+    await client.query('UPDATE chains.chains SET applied_height = $2 WHERE chain_id = $1', [exec.chainId, exec.block.number]);
+    return true;
+  });
+}
+
+async function applyEvent(client: Client, chainId: string, event: EventLog): Promise<void> {
+  if (event.address !== GOVERNANCE_ADDRESS || event.chainId !== chainId) return;
+  const apply = GOVERNANCE_EVENTS[event.name];
+  if (apply) await apply(client, chainId, event.args.map(([, value]) => value));
+}
+
+export async function startConsumers(options: { js: JetStreamClient; jsm: JetStreamManager; pool: Db; logger: Logger }): Promise<{ stop(): Promise<void> }> {
+  const { js, jsm, pool, logger } = options;
+  await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: MEMBERSHIP_CONSUMER, ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
+  await ensureDurableConsumer(jsm, { stream: STREAMS.geneses.name, durable: GENESIS_CONSUMER });
+  let stopping = false;
+  const geneses = await (await js.consumers.get(STREAMS.geneses.name, GENESIS_CONSUMER)).consume();
+  const genesisLoop = (async () => {
+    for await (const m of geneses) {
+      let genesis: Genesis | null = null;
+      try {
+        genesis = m.json<Genesis>();
+      } catch {
+        // nothing to store
+      }
+      const why = genesis ? genesisError(genesis) : 'not JSON';
+      if (why || !genesis) {
+        logger.error({ seq: m.seq, why }, 'a message of the GENESIS stream is not a private chain\'s genesis; skipped');
+        m.term();
+        continue;
+      }
+      const g = genesis;
+      for (let attempt = 0; !stopping; attempt++) {
+        try {
+          await inTransaction(pool, (client) => insertChain(client, g, ''));
+          m.ack();
+          break;
+        } catch (err) {
+          logger.warn({ err, chain: g.chainId, attempt }, 'storing a genesis failed; retrying');
+          m.working();
+          await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** attempt)));
+        }
+      }
+    }
+  })().catch((err: unknown) => logger.error({ err }, 'the genesis consumer stopped'));
+  const membership = await consumeExecResults({
+    js,
+    durable: MEMBERSHIP_CONSUMER,
+    logger,
+    heartbeatMs: EXEC_HEARTBEAT_MS,
+    work: 'applying governance events',
+    apply: (_seq, exec) => applyGovernance(pool, exec),
+  });
+  return {
+    async stop() {
+      stopping = true;
+      await membership.stop();
+      await geneses.close();
+      await genesisLoop;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// The chains service: private chains' creation and genesis, membership from
+// governance events, the chain records, and which chains a user may see. See
+// README.md.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
+import { DEFAULT_PROTOCOL, type Genesis, type Logger, type NodeConfig, type ProtocolParams } from '@platform/common';
+import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
+import { startConsumers } from './consumers.js';
+import { createPool, migrate } from './db.js';
+import { chainsHandlers } from './endpoints.js';
+import { Who } from './who.js';
+
+export { GENESIS_CONSUMER, MEMBERSHIP_CONSUMER, applyGovernance } from './consumers.js';
+export { MAX_CHAINS_PER_REQUEST } from './create.js';
+
+export interface ChainsServiceOptions {
+  config: Pick<NodeConfig, 'dataDir'>;
+  logger: Logger;
+  natsUrl: string;
+  databaseUrl: string;
+}
+
+export interface RunningChainsService {
+  stop(): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+
+/** The main chain's protocol parameters, from the node's genesis; the defaults when the node has none (tests). */
+function mainProtocol(dataDir: string): ProtocolParams {
+  const path = join(dataDir, 'genesis.json');
+  if (!existsSync(path)) return DEFAULT_PROTOCOL;
+  return (JSON.parse(readFileSync(path, 'utf8')) as Genesis).protocol ?? DEFAULT_PROTOCOL;
+}
+
+export async function startChainsService(options: ChainsServiceOptions): Promise<RunningChainsService> {
+  const { logger } = options;
+  const undo: Array<() => Promise<unknown>> = [];
+  const stopAll = async () => {
+    for (const step of undo.splice(0)) await step().catch((err: unknown) => logger.warn({ err }, 'stop step failed'));
+  };
+  try {
+    const pool = createPool(options.databaseUrl);
+    undo.push(() => pool.end());
+    await migrate(pool);
+    const nc = await connectBus({ url: options.natsUrl, name: 'chains', logger });
+    undo.unshift(() => nc.drain());
+    const jsm = await streamManager(nc);
+    // any service of the node may start first: each declares the streams it uses
+    for (const spec of [STREAMS.exec, STREAMS.geneses]) await ensureStream(jsm, spec);
+    const js = jetstream(nc);
+    const consumers = await startConsumers({ js, jsm, pool, logger });
+    undo.unshift(() => consumers.stop());
+    const deps = { nc, js, pool, who: new Who(nc), protocol: mainProtocol(options.config.dataDir) };
+    const service = await serve(nc, { name: 'chains', version: VERSION, description: 'private chains: creation, records, membership', logger }, chainsHandlers(deps));
+    undo.unshift(() => service.stop());
+    await nc.flush();
+    logger.info('chains service started');
+    let stopping: Promise<void> | undefined;
+    return { stop: () => (stopping ??= stopAll()) };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,17 @@
+// The chains service as a process: configuration from the environment, an
+// existing NATS and PostgreSQL (the launcher passes their URLs).
+import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { startChainsService } from './index.js';
+
+const config = loadServiceConfig('chains', process.env, ['natsUrl', 'databaseUrl'], {
+  natsUrl: 'the URL of the NATS server with JetStream',
+  databaseUrl: 'the URL of the PostgreSQL database holding the chains schema',
+});
+const logger = createLogger('chains', config.logLevel);
+try {
+  const service = await startChainsService({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl });
+  stopOnSignals(logger, () => service.stop());
+} catch (err) {
+  logger.fatal({ err }, 'the chains service could not start');
+  failStart('chains', `could not start: ${err instanceof Error ? err.message : String(err)}`);
+}

@@ -1,0 +1,195 @@
+// The chains service against a real NATS, PostgreSQL and block service: the
+// vault's key lookup is played by the test (users and their addresses), and
+// users have no registered certificate, so membership matches the token's
+// organization and the username. Creation and its refusals, the records and
+// who sees them, and membership moved by governance events in block order.
+import { jetstream } from '@nats-io/jetstream';
+import { CHAINS, SUBJECTS, VAULT, call, connectBus, encodeJson, handle, serve, type NatsConnection } from '@platform/bus';
+import { GOVERNANCE_ADDRESS, PlatformError, loadConfig, type Transaction } from '@platform/common';
+import { startTestInfra, type TestInfra } from '@platform/launcher';
+import { startBlockService, type RunningBlockService } from '@platform/block';
+import { Account, quietLogger, writeGenesis } from '../../block/test/helpers.js';
+import { startChainsService, type RunningChainsService } from '../src/index.js';
+
+export const AUTO_APPROVE = `
+contract AutoApprove {
+  event OrgAdded(string orgName);
+  event OrgUnitAdded(string orgName, string orgUnit);
+  event CommonNameAdded(string orgName, string orgUnit, string commonName);
+  event OrgRemoved(string orgName);
+  event OrgUnitRemoved(string orgName, string orgUnit);
+  event CommonNameRemoved(string orgName, string orgUnit, string commonName);
+  constructor() {}
+  function addOrg(string _orgName) public { emit OrgAdded(_orgName); }
+  function addOrgUnit(string _orgName, string _orgUnit) public { emit OrgUnitAdded(_orgName, _orgUnit); }
+  function addCommonName(string _orgName, string _orgUnit, string _commonName) public { emit CommonNameAdded(_orgName, _orgUnit, _commonName); }
+  function removeOrg(string _orgName) public { emit OrgRemoved(_orgName); }
+  function removeOrgUnit(string _orgName, string _orgUnit) public { emit OrgUnitRemoved(_orgName, _orgUnit); }
+  function removeCommonName(string _orgName, string _orgUnit, string _commonName) public { emit CommonNameRemoved(_orgName, _orgUnit, _commonName); }
+}`;
+
+const IMPOSTOR = `contract Impostor { event OrgAdded(string orgName); constructor() {} function add(string o) public { emit OrgAdded(o); } }`;
+
+const alice = { username: 'alice', organization: 'A' };
+const bob = { username: 'bob', organization: 'B' };
+const carol = { username: 'carol', organization: 'C' };
+const dave = { username: 'dave', organization: 'D' };
+const keyless = { username: 'keyless', organization: 'A' };
+
+let infra: TestInfra;
+let nc: NatsConnection;
+let block: RunningBlockService;
+let chains: RunningChainsService;
+const accounts = new Map([alice, bob, carol, dave].map((u) => [u.username, new Account()]));
+
+beforeAll(async () => {
+  infra = await startTestInfra({ nats: true, postgres: true });
+  const databaseUrl = await infra.postgres!.createDatabase('chains');
+  const dataDir = `${infra.dataDir}/node`;
+  writeGenesis(dataDir);
+  nc = await connectBus({ url: infra.nats!.url, name: 'chains-test' });
+  // the vault, played: the users' addresses
+  await serve(nc, { name: 'vault', version: '0.0.0', logger: quietLogger() }, [
+    handle(VAULT.keyGet, ({ username }) => {
+      const account = accounts.get(username);
+      if (!account) throw new PlatformError('USER_NOT_FOUND', `user ${username} has no key`);
+      return { address: account.address, pubkey: '' };
+    }),
+  ]);
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', IDENTITY_REQUIRED: 'false' });
+  block = await startBlockService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, dataDir });
+  chains = await startChainsService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, databaseUrl });
+}, 60_000);
+
+afterAll(async () => {
+  await chains?.stop();
+  await block?.stop();
+  await nc?.close();
+  await infra?.stop();
+});
+
+const body = (extra: Record<string, unknown> = {}) => ({ label: 'ab', contract: 'AutoApprove', src: AUTO_APPROVE, args: {}, members: [{ orgName: 'B', access: true }], metadata: { VM: 'SolidVM' }, ...extra });
+
+async function refusal(promise: Promise<unknown>): Promise<PlatformError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof PlatformError) return err;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+async function visible(user: { username: string; organization: string }): Promise<string[]> {
+  return (await call(nc, CHAINS.visibleTo, user)).chainIds;
+}
+
+async function until(ok: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Sends a governance call from the user's account on the chain, nonces counted per chain by the test. */
+const nonces = new Map<string, number>();
+async function send(user: string, chainId: string, to: string, funcName: string, args: Record<string, string>): Promise<Transaction> {
+  const account = accounts.get(user)!;
+  const key = `${user}:${chainId}`;
+  const nonce = nonces.get(key) ?? 0;
+  nonces.set(key, nonce + 1);
+  const tx = account.tx({ to, metadata: { VM: 'SolidVM', funcName, args: JSON.stringify(args) }, chainId, nonce });
+  await jetstream(nc).publish(SUBJECTS.tx.admitted(chainId), encodeJson(tx), { msgID: tx.hash });
+  return tx;
+}
+
+describe('creation', () => {
+  test('answers the chain ID; the creator and the listed members see the record, others see nothing', async () => {
+    const [id] = await call(nc, CHAINS.create, { ...alice, chains: [body({ balances: [{ address: `0x${'ab'.repeat(20)}`, balance: 5 }] })] });
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    const [record] = await call(nc, CHAINS.list, { ...alice, chainIds: [id] });
+    expect(record).toMatchObject({
+      id,
+      info: {
+        label: 'ab',
+        parentChain: null,
+        balances: [{ address: 'ab'.repeat(20), balance: '5' }],
+        members: [
+          { orgName: 'A', commonName: 'alice', access: true },
+          { orgName: 'B', access: true },
+        ],
+        codeInfo: [{ name: 'AutoApprove', vm: 'SolidVM', src: AUTO_APPROVE, codeHash: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+        creator: accounts.get('alice')!.address,
+      },
+    });
+    expect(record.info.nonce).toMatch(/^[0-9a-f]{64}$/);
+    expect(record.info.accountInfo).toContainEqual(expect.objectContaining({ address: GOVERNANCE_ADDRESS, contractName: 'AutoApprove' }));
+    expect(await call(nc, CHAINS.list, { ...bob, chainIds: [id] })).toHaveLength(1);
+    expect(await call(nc, CHAINS.list, { ...carol, chainIds: [id] })).toEqual([]);
+    expect(await call(nc, CHAINS.list, carol)).toEqual([]);
+    // another user of A is not the creator: the creator's entry names alice
+    expect(await visible({ username: 'alex', organization: 'A' })).toEqual(['']);
+    expect(await visible(carol)).toEqual(['']);
+    expect(await call(nc, CHAINS.exists, { chainId: id })).toEqual({ chainId: id, exists: true });
+    expect(await call(nc, CHAINS.exists, { chainId: 'f'.repeat(64) })).toEqual({ chainId: 'f'.repeat(64), exists: false });
+  });
+
+  test('the same body twice gives two chains; a batch creates each; a child chain of a visible parent', async () => {
+    const ids = await call(nc, CHAINS.create, { ...alice, chains: [body(), body()] });
+    expect(new Set(ids).size).toBe(2);
+    const [child] = await call(nc, CHAINS.create, { ...alice, chains: [body({ parentChain: `0x${ids[0]}` })] });
+    expect((await call(nc, CHAINS.list, { ...alice, chainIds: [child] }))[0].info.parentChain).toBe(ids[0]);
+    const page = await call(nc, CHAINS.list, { ...alice, limit: 2, offset: 1 });
+    expect(page).toHaveLength(2);
+  });
+
+  test('refusals: the reason, and nothing created', async () => {
+    const before = (await visible(alice)).length;
+    expect(await refusal(call(nc, CHAINS.create, { ...keyless, chains: [body()] }))).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('POST /platform/v2.3/key') });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { function f() public {} }' })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'NO_CONSTRUCTOR' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { constructor() { require(false, "no"); } }' })] }))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      details: { reason: 'CONSTRUCTOR_FAILED' },
+    });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { constructor() { uint x = "s"; } }' })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'COMPILE_ERROR' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ parentChain: 'e'.repeat(64) })] }))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'parentChain' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ label: 7 })] }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'label' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body(), body({ members: [{ access: true }] })] }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: '[1].members[0].orgName' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ metadata: { VM: 'EVM' } })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'metadata.VM' } });
+    // a batch whose second chain cannot start creates neither
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body(), body({ contract: 'Missing' })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { field: '[1].src' } });
+    expect(await visible(alice)).toHaveLength(before);
+  });
+});
+
+describe('membership from governance events', () => {
+  test('added organizations, units and users get in; removed ones are out; an impostor contract changes nothing', async () => {
+    const [id] = await call(nc, CHAINS.create, { ...alice, chains: [body()] });
+    expect(await visible(bob)).toContain(id);
+    await send('bob', id, GOVERNANCE_ADDRESS, 'addOrg', { _orgName: 'C' });
+    await until(async () => (await visible(carol)).includes(id));
+
+    // anyone may send to the chain, but only the governance contract's events count
+    const impostor = accounts.get('dave')!.tx({ to: null, initOrData: Buffer.from(IMPOSTOR).toString('hex'), metadata: { VM: 'SolidVM', name: 'Impostor', args: '{}' }, chainId: id, nonce: 0 });
+    await jetstream(nc).publish(SUBJECTS.tx.admitted(id), encodeJson(impostor), { msgID: impostor.hash });
+    nonces.set(`dave:${id}`, 1);
+    const { contractAddress } = await import('@platform/crypto');
+    await send('dave', id, contractAddress(accounts.get('dave')!.address, 0n), 'add', { o: 'D' });
+    // without a certificate a user has no unit: erin's entry names none
+    await send('alice', id, GOVERNANCE_ADDRESS, 'addCommonName', { _orgName: 'E', _orgUnit: '', _commonName: 'erin' });
+    await until(async () => (await visible({ username: 'erin', organization: 'E' })).includes(id));
+    expect(await visible({ username: 'eve', organization: 'E' })).not.toContain(id);
+    expect(await visible(dave)).not.toContain(id);
+
+    await send('alice', id, GOVERNANCE_ADDRESS, 'removeOrg', { _orgName: 'B' });
+    await until(async () => !(await visible(bob)).includes(id));
+    expect(await call(nc, CHAINS.list, { ...bob, chainIds: [id] })).toEqual([]);
+    const [record] = await call(nc, CHAINS.list, { ...carol, chainIds: [id] });
+    expect(record.info.members).toEqual([
+      { orgName: 'A', commonName: 'alice', access: true },
+      { orgName: 'C', access: true },
+      { orgName: 'E', commonName: 'erin', access: true },
+    ]);
+  });
+});
