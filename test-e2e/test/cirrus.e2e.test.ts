@@ -147,6 +147,21 @@ describe('cirrus on a node', () => {
     expect((await api(node, 'GET', '/cirrus/search/Shelf')).status).toBe(401);
   });
 
+  test('once another organization uploads a contract of the same name, the bare name is 409 listing both tables', async () => {
+    const other = await devToken(node, 'dave', 'Beta');
+    expect((await api(node, 'POST', '/platform/v2.3/key', other)).status).toBe(200);
+    const up = await api(node, 'POST', '/platform/v2.3/transaction?resolve=true', other, {
+      txs: [{ type: 'CONTRACT', payload: { contract: 'Shelf', src: SHELF, args: { _owner: 'dave' }, metadata: { VM: 'SolidVM' } } }],
+    });
+    expect(up.body[0].status).toBe('Success');
+    await search('Beta-Shelf?select=owner', (rows) => rows.length === 1);
+    const ambiguous = await api(node, 'GET', '/cirrus/search/Shelf?select=owner', token);
+    expect(ambiguous.status).toBe(409);
+    expect(ambiguous.body.error).toMatchObject({ code: 'CONFLICT', details: { tables: ['Acme-Shelf', 'Beta-Shelf'] } });
+    expect(ambiguous.body.error.message).toContain('Acme-Shelf, Beta-Shelf');
+    expect((await search('Acme-Shelf-tags?select=value')).body).toEqual([{ value: 'Dune' }]);
+  });
+
   test('random query strings never make a 500: every answer is rows or a JSON error with a 4xx', async () => {
     const tables = ['Shelf', 'history@Shelf', 'Shelf.Added', 'Shelf-stock', 'Shelf-tags', 'Store', 'Nope', 'Shelf-nope'];
     const names = ['count', 'owner', 'featured', 'featured->title', 'key', 'value', 'index', 'title', 'rare', 'address', 'block_number', 'x'];
