@@ -13,6 +13,7 @@ import { installBodyParsers } from './body.js';
 import { installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
+import { chainRoutes } from './routes/chains.js';
 import { cirrusRoutes } from './routes/cirrus.js';
 import { keyRoutes } from './routes/key.js';
 import { x509Routes } from './routes/x509.js';
@@ -27,7 +28,7 @@ export interface GatewayDeps {
 }
 
 /** Services the registered routes call; /ready waits for each. Grows as routes are added. */
-const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx', 'block', 'cirrus'];
+const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx', 'block', 'cirrus', 'chains'];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -97,6 +98,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     cirrusRoutes(platform, deps.nc);
     transactionRoutes(platform, { nc: deps.nc, hub, resolveTimeoutMs: deps.config.resolveTimeoutMs });
     chainInfoRoutes(platform, deps.nc);
+    chainRoutes(platform, deps.nc);
   });
   return app;
 }

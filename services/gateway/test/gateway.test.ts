@@ -11,6 +11,7 @@ import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
 import { connectBus, type NatsConnection } from '@platform/bus';
 import { ensureMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService } from '@platform/block';
+import { startChainsService } from '@platform/chains';
 import { startCirrus } from '@platform/cirrus';
 import { startVault } from '@platform/vault';
 import { startTransactionService } from '@platform/transaction';
@@ -52,6 +53,7 @@ describe('gateway', () => {
   let transactions: { stop(): Promise<void> };
   let blocks: { stop(): Promise<void> };
   let cirrus: { stop(): Promise<void> };
+  let chains: { stop(): Promise<void> };
   let app: FastifyInstance;
   let token: string;
   let base: string;
@@ -69,6 +71,7 @@ describe('gateway', () => {
     ensureMainGenesis(infra.dataDir);
     blocks = await startBlockService({ config, logger, natsUrl: infra.nats!.url, dataDir: infra.dataDir });
     cirrus = await startCirrus({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
+    chains = await startChainsService({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
     nc = await connectBus({ url: infra.nats!.url, name: 'gateway-test' });
     const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['preferred_username', 'sub'], orgClaim: 'organization' });
     app = await buildGateway({ config, logger, nc, verifier });
@@ -77,6 +80,7 @@ describe('gateway', () => {
   });
   afterAll(async () => {
     await app?.close();
+    await chains?.stop();
     await cirrus?.stop();
     await blocks?.stop();
     await transactions?.stop();
@@ -140,7 +144,7 @@ describe('gateway', () => {
   test('/ready reports each dependency', async () => {
     const res = await send(base, { method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true, block: true, cirrus: true });
+    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true, block: true, cirrus: true, chains: true });
   });
 
   test('random bodies and headers at the key routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
@@ -220,6 +224,58 @@ describe('gateway', () => {
         if (res.statusCode >= 400) expect(res.json().error.code).toEqual(expect.any(String));
       }),
       { numRuns: 150 },
+    );
+  });
+
+  test('private chains: creation answers the ID as a JSON string; a non-member gets 404 for the record and the chain\'s accounts', async () => {
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    await key('POST');
+    const gov = 'contract Gov { event OrgAdded(string orgName); constructor() {} function addOrg(string o) public { emit OrgAdded(o); } }';
+    const created = await send(base, { method: 'POST', url: '/bloc/v2.2/chain', headers: auth, payload: JSON.stringify({ label: 'g', contract: 'Gov', src: gov, args: {}, members: [], metadata: { VM: 'SolidVM' } }) });
+    expect(created.statusCode).toBe(200);
+    const id = created.json() as string;
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    const mine = await send(base, { method: 'GET', url: `/bloc/v2.2/chain/${id}`, headers: auth });
+    expect(mine.statusCode).toBe(200);
+    expect(mine.json()).toMatchObject({ id, info: { label: 'g', parentChain: null } });
+    expect((await send(base, { method: 'GET', url: `/platform-api/eth/v1.2/chain?chainid=${id}`, headers: auth })).json()).toHaveLength(1);
+
+    const other = { authorization: `Bearer ${await issuer.token({ sub: 'u-2', preferred_username: 'olga', organization: 'Elsewhere' })}` };
+    const hidden = await send(base, { method: 'GET', url: `/bloc/v2.2/chain/${id}`, headers: other });
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.json().error.code).toBe('NOT_FOUND');
+    // as for a chain that does not exist
+    expect((await send(base, { method: 'GET', url: `/bloc/v2.2/chain/${'0'.repeat(64)}`, headers: other })).json().error.message).toBe(`no chain ${'0'.repeat(64)} on this node`);
+    expect((await send(base, { method: 'GET', url: `/platform-api/eth/v1.2/chain?chainid=${id}`, headers: other })).json()).toEqual([]);
+    expect((await send(base, { method: 'GET', url: '/bloc/v2.2/chain?limit=10', headers: other })).json()).toEqual([]);
+    const governance = `/platform-api/eth/v1.2/account?address=${'00'.repeat(18)}0100&chainid=${id}`;
+    expect((await send(base, { method: 'GET', url: governance, headers: other })).statusCode).toBe(404);
+    expect((await send(base, { method: 'GET', url: governance, headers: auth })).json()).toEqual([expect.objectContaining({ chainId: id })]);
+    // olga has no key in the vault: she cannot create chains
+    const refused = await send(base, { method: 'POST', url: '/bloc/v2.2/chain', headers: { ...other, 'content-type': 'application/json' }, payload: JSON.stringify({ label: 'x', contract: 'Gov', src: gov }) });
+    expect(refused.statusCode).toBe(403);
+  });
+
+  test('random bodies and queries at the chain routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
+    const member = fc.record({ orgName: fc.oneof(fc.string(), fc.anything()), orgUnit: fc.anything(), commonName: fc.string(), access: fc.anything() }, { requiredKeys: [] });
+    const chain = fc.record(
+      { label: fc.oneof(fc.string(), fc.anything()), contract: fc.string(), src: fc.oneof(fc.string(), fc.anything()), args: fc.anything(), members: fc.oneof(fc.array(member, { maxLength: 2 }), fc.anything()), balances: fc.anything(), parentChain: fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string()) },
+      { requiredKeys: [] },
+    );
+    const request = fc.oneof(
+      fc.oneof(fc.json(), chain.map((c) => JSON.stringify(c))).map((payload) => ({ method: 'POST', url: '/bloc/v2.2/chain', payload })),
+      fc.oneof(fc.json(), fc.array(chain, { maxLength: 2 }).map((c) => JSON.stringify(c))).map((payload) => ({ method: 'POST', url: '/bloc/v2.2/chains', payload })),
+      fc.string().map((q) => ({ method: 'GET', url: `/bloc/v2.2/chain?${q}` })),
+      fc.string().map((q) => ({ method: 'GET', url: `/platform-api/eth/v1.2/chain?chainid=${q}` })),
+      fc.string().map((id) => ({ method: 'GET', url: `/bloc/v2.2/chain/${id}` })),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async (r: { method: string; url: string; payload?: string }) => {
+        const res = await send(base, { method: r.method, url: encodeURI(r.url), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(r.payload === undefined ? {} : { payload: r.payload }) });
+        expect(res.statusCode).toBeLessThan(500);
+        if (res.statusCode >= 400) expect(res.json().error.code).toEqual(expect.any(String));
+      }),
+      { numRuns: 120 },
     );
   });
 

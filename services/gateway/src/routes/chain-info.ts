@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { BLOCK, call, type AccountRecord, type CompileItem, type NatsConnection } from '@platform/bus';
 import { principalOf } from '../auth.js';
+import { requireVisibleChain } from './chains.js';
 
 const errorResponse = { $ref: 'ErrorBody#' } as const;
 
@@ -90,13 +91,14 @@ export function chainInfoRoutes(app: FastifyInstance, nc: NatsConnection): void 
         tags: ['accounts'],
         summary: 'The account lookup: balance, nonce and code hash of an address',
         description:
-          "An array with the account's record, from the node's last applied block; an empty array for an address the chain's state does not hold (as the platform answers). A chain this node does not hold is 404.",
+          "An array with the account's record, from the node's last applied block; an empty array for an address the chain's state does not hold (as the platform answers). A chain this node does not hold, or a private chain the caller is not a member of, is 404.",
         querystring: accountQuery,
         response: { 200: { type: 'array', items: accountSchema }, 400: errorResponse, 401: errorResponse, 404: errorResponse },
       },
     },
     async (request) => {
-      principalOf(request);
+      // a private chain's accounts are its members' to see: others get the 404 of a chain that does not exist
+      await requireVisibleChain(nc, request, request.query.chainid);
       const account = await call(nc, BLOCK.account, { address: request.query.address, chainId: request.query.chainid ?? null }, { requestId: request.id });
       return account ? [addressStateRef(account)] : [];
     },
