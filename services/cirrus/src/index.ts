@@ -1,13 +1,13 @@
 // Cirrus: the indexed read model of the node. A durable consumer of this
 // node's execution results (`exec.>`) keeps, in the PostgreSQL schema
-// `cirrus`, one table per contract, history and event tables; the
+// `cirrus`, one table per contract, history, event and side tables; the
 // `cirrus.search` endpoint answers PostgREST queries on them through
 // @platform/query. See README.md.
 import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
-import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, startIndexer } from './consumer.js';
 import { CIRRUS } from '@platform/bus';
+import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, startIndexer } from './consumer.js';
 import { createPool, dropReadModel, migrate } from './db.js';
 import { TableResolver, search } from './search.js';
 

@@ -365,6 +365,10 @@ export class TableSet {
         continue;
       }
       known.add(arg);
+      if (table.columns.length + added.length >= MAX_COLUMNS) {
+        this.warn({ table: `${family}.${event}`, argument: arg }, 'the event table has as many columns as a table can have; this argument is not indexed');
+        continue;
+      }
       added.push([arg, `a_${table.columns.length + added.length}`, 'text', 'arg']);
     }
     if (added.length > 0) {
