@@ -31,6 +31,7 @@ function unnest(table: Table, columns: string[], from = 1): string {
 const transpose = (rows: Param[][], width: number): Param[][] => Array.from({ length: width }, (_, c) => rows.map((r) => r[c]));
 
 const contractKey = (address: string, chainId: string): string => `${address}\0${chainId}`;
+const entryId = (address: string, chainId: string, key: Param): string => `${contractKey(address, chainId)}\0${JSON.stringify(key)}`;
 
 interface Rows {
   table: Table;
@@ -89,16 +90,20 @@ export class Batch {
     t.contracts.set(contractKey(address, chainId), { address, chainId, rows });
   }
 
-  /** A mapping entry: `value` undefined deletes it. `keyText` identifies the key within the block. */
-  setEntry(table: Table, address: string, chainId: string, keyText: string, key: Param, value: Param | undefined): void {
+  /**
+   * A mapping entry: `value` undefined deletes it. Entries are told apart by
+   * the key as stored (two keys the VM tells apart may be stored alike, e.g.
+   * after U+FFFD replaced a NUL): one statement must not write a row twice.
+   */
+  setEntry(table: Table, address: string, chainId: string, key: Param, value: Param | undefined): void {
     let t = this.entries.get(table.sqlName);
     if (!t) this.entries.set(table.sqlName, (t = { table, entries: new Map() }));
-    t.entries.set(`${contractKey(address, chainId)}\0${keyText}`, { address, chainId, key, value });
+    t.entries.set(entryId(address, chainId, key), { address, chainId, key, value });
   }
 
   /** A complex entry's stored value (this block's latest, else the database's); undefined when there is none. */
-  async entryValue(table: string, address: string, chainId: string, keyText: string, key: Param): Promise<JsonValue | undefined> {
-    const id = `${table}\0${contractKey(address, chainId)}\0${keyText}`;
+  async entryValue(table: string, address: string, chainId: string, key: Param): Promise<JsonValue | undefined> {
+    const id = `${table}\0${entryId(address, chainId, key)}`;
     if (this.overlay.has(id)) return this.overlay.get(id);
     const { rows } = await this.client.query<{ v: string | null }>(`SELECT v::text AS v FROM ${qualified(table)} WHERE address = $1 AND chain_id = $2 AND k = $3`, [address, chainId, key]);
     const value = rows[0]?.v == null ? undefined : parseJson(rows[0].v);
@@ -106,8 +111,8 @@ export class Batch {
     return value;
   }
 
-  rememberEntry(table: string, address: string, chainId: string, keyText: string, value: JsonValue | undefined): void {
-    this.overlay.set(`${table}\0${contractKey(address, chainId)}\0${keyText}`, value);
+  rememberEntry(table: string, address: string, chainId: string, key: Param, value: JsonValue | undefined): void {
+    this.overlay.set(`${table}\0${entryId(address, chainId, key)}`, value);
   }
 
   /** A destroyed contract: its rows in these tables go, and so does anything of it still pending. */

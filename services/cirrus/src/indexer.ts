@@ -247,14 +247,14 @@ async function applyEntry(b: BlockApply, v: VarDef, shape: Extract<Shape, { k: '
   const valueShape = shape.value;
   if (columnTypeOf(valueShape) !== 'jsonb') {
     if (segments.length !== 1) return;
-    b.batch.setEntry(side, change.address, change.chainId, first.text, keyParam, raw === null ? undefined : scalarParam(valueShape, raw));
+    b.batch.setEntry(side, change.address, change.chainId, keyParam, raw === null ? undefined : scalarParam(valueShape, raw));
     return;
   }
-  const current = (await b.batch.entryValue(side.sqlName, change.address, change.chainId, first.text, keyParam)) ?? defaultOf(valueShape);
+  const current = (await b.batch.entryValue(side.sqlName, change.address, change.chainId, keyParam)) ?? defaultOf(valueShape);
   const next = updateValue(current, valueShape, segments, raw, 1);
   const gone = isDefault(valueShape, next);
-  b.batch.rememberEntry(side.sqlName, change.address, change.chainId, first.text, gone ? undefined : next);
-  b.batch.setEntry(side, change.address, change.chainId, first.text, keyParam, gone ? undefined : jsonText(next));
+  b.batch.rememberEntry(side.sqlName, change.address, change.chainId, keyParam, gone ? undefined : next);
+  b.batch.setEntry(side, change.address, change.chainId, keyParam, gone ? undefined : jsonText(next));
 }
 
 /** A destroyed contract loses its row and side-table rows (its history stays). */
