@@ -9,6 +9,7 @@ import { VAULT, call, type FillRequest, type SubmitRawRequest, type SubmitReques
 import { PlatformError, type NodeConfig, type Transaction, type TxResult } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import type pg from 'pg';
+import type { Asker, ChainGate } from './chains.js';
 import { checkReservedNames, type IdentityGate } from './checks.js';
 import { inTransaction, type Db } from './db.js';
 import { draftsOf, type Draft } from './drafts.js';
@@ -33,6 +34,8 @@ export interface AdmissionDeps {
   faucet: Faucet;
   /** IDENTITY_REQUIRED */
   identity: IdentityGate;
+  /** which chains exist, and whose results a user may read */
+  chains: ChainGate;
   config: Pick<NodeConfig, 'accountNonceLimit' | 'gasEnabled' | 'rawTxRequireSignedMetadata'>;
 }
 
@@ -56,6 +59,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
   const submitter = { username, organization: organization(request.organization) };
   const drafts = draftsOf(request.transactions, request.txParams, request.chainId);
   checkReservedNames(drafts, (i) => `txs[${i}].payload.contract`);
+  await deps.chains.requireKnown(drafts.map((d) => d.chainId), (i) => (request.chainId ? 'chainid' : `txs[${i}].payload.chainid`));
   const key = idempotencyKey(request.idempotencyKey);
   // what makes two requests "the same" under one key
   const digest = key ? keccak256Hex(JSON.stringify([request.chainId, request.txParams, request.transactions])) : '';
@@ -97,6 +101,7 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
   const raw = parseRaw(request.transaction, request.chainId, deps.config.rawTxRequireSignedMetadata);
   const tx = buildTransaction(raw.draft, { from: raw.from, nonce: raw.nonce, signature: raw.signature, signingForm: raw.signingForm, origin: 'raw', submitter });
   checkReservedNames([raw.draft], () => 'metadata.name');
+  await deps.chains.requireKnown([tx.chainId], () => 'chainId');
   await deps.identity.check(tx.from, [raw.draft]);
   if (tx.nonce > deps.config.accountNonceLimit) throw nonceLimit(tx.from, tx.chainId, tx.nonce, deps.config.accountNonceLimit);
   if (deps.config.gasEnabled) {
@@ -148,10 +153,14 @@ export async function fill(deps: AdmissionDeps, request: FillRequest): Promise<T
   return pending(tx.hash);
 }
 
-/** The results of hashes, in order; NOT_FOUND naming every unknown one. */
-export async function results(pool: Db, hashes: string[]): Promise<TxResult[]> {
+/**
+ * The results of hashes, in order; NOT_FOUND naming every unknown one. With
+ * `asker`, a private chain's transaction it may not see counts as unknown.
+ */
+export async function results(pool: Db, hashes: string[], visibility?: { chains: ChainGate; asker: Asker }): Promise<TxResult[]> {
   const found = await readResults(pool, hashes);
-  const unknown = hashes.filter((_, i) => found[i] === null);
+  const hidden = visibility ? await visibility.chains.hidden(pool, hashes, visibility.asker) : new Set<string>();
+  const unknown = hashes.filter((h, i) => found[i] === null || hidden.has(h));
   if (unknown.length > 0) throw new PlatformError('NOT_FOUND', `unknown transaction hash${unknown.length > 1 ? 'es' : ''}: ${unknown.join(', ')}`, { unknown });
   return found as TxResult[];
 }

@@ -18,7 +18,10 @@ export function txHandlers(deps: AdmissionDeps): Handler[] {
       const hashes: unknown = request?.hashes;
       if (!Array.isArray(hashes)) throw invalid('body', 'must be a JSON array of transaction hashes');
       if (hashes.length > MAX_HASHES) throw invalid('body', `must hold at most ${MAX_HASHES} hashes, got ${hashes.length}`);
-      return results(deps.pool, hashes.map((h, i) => hash(h, `[${i}]`)));
+      const asked = hashes.map((h, i) => hash(h, `[${i}]`));
+      // without a username the caller is the node itself (the gateway resolving hashes it just handed out)
+      if (typeof request.username !== 'string') return results(deps.pool, asked);
+      return results(deps.pool, asked, { chains: deps.chains, asker: { username: request.username, organization: request.organization ?? null } });
     }),
     handle(TX.nonce, async (request) => {
       const account = address(request?.address, 'address');

@@ -5,6 +5,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
+import { ChainGate } from './chains.js';
 import { IdentityGate } from './checks.js';
 import { RawAdmissions } from './raw-batch.js';
 import { createPool, migrate } from './db.js';
@@ -75,7 +76,7 @@ export async function startTransactionService(options: TransactionServiceOptions
     const consumer = await startExecConsumer({ nc, js, pool, logger, faults: options.faults });
     undo.unshift(() => consumer.stop());
 
-    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), faucet: faucet!, identity: new IdentityGate(nc, config), config };
+    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains: new ChainGate(nc), config };
     const service = await serve(nc, { name: 'tx', version: VERSION, description: 'transaction admission, results and the faucet', logger }, txHandlers(deps));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"

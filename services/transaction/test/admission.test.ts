@@ -100,6 +100,25 @@ describe('transaction - admission of vault-signed transactions', () => {
     expect(err).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'txs[0].payload.chainid' } });
   });
 
+  test('a chain that does not exist is 404 naming the field; a private chain\'s results are its members\' and its sender\'s', async () => {
+    await f.start();
+    await f.user('gina');
+    const missing = '5a'.repeat(32);
+    f.chains.missing.add(missing);
+    expect(await failure(call(f.nc, TX.submit, request('gina', [callSet(1), callSet(2, missing)])))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: missing } });
+    expect(await failure(call(f.nc, TX.submit, request('gina', [callSet(1)], { chainId: missing })))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'chainid' } });
+
+    const chain = '5b'.repeat(32);
+    f.chains.membersOf.set('hal', [chain]);
+    const [onChain, onMain] = await call(f.nc, TX.submit, request('gina', [callSet(1, chain), callSet(2)]));
+    const ask = (username: string | undefined, hashes: string[]) => call(f.nc, TX.results, { hashes, ...(username ? { username, organization: null } : {}) });
+    // the sender, a member and the node itself see it
+    for (const who of ['gina', 'hal', undefined]) expect(await ask(who, [onChain.hash, onMain.hash])).toHaveLength(2);
+    // anyone else: as unknown as a hash that does not exist; the main chain's result stays visible
+    expect(await failure(ask('ivan', [onMain.hash, onChain.hash]))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [onChain.hash] } });
+    expect(await ask('ivan', [onMain.hash])).toHaveLength(1);
+  });
+
   test('ACCOUNT_NONCE_LIMIT: 422 NONCE_LIMIT, and a batch that would cross it admits nothing', async () => {
     const svc = await f.start({ env: { ACCOUNT_NONCE_LIMIT: '2' } });
     const address = await f.user('frank');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { encodeRlp, keccak256, toBeArray, toUtf8Bytes } from 'ethers';
-import { STREAMS, VAULT, call, connectBus, type NatsConnection } from '@platform/bus';
+import { CHAINS, STREAMS, VAULT, call, connectBus, handle, serve, type NatsConnection } from '@platform/bus';
 import { createLogger, loadConfig, type ExecResult, type Logger, type Receipt, type Transaction } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startVault, type RunningVault } from '@platform/vault';
@@ -25,6 +25,8 @@ export interface Fixture {
   /** a vault user's address, creating the key */
   user(username: string): Promise<string>;
   sql<R extends pg.QueryResultRow>(databaseUrl: string, text: string, values?: unknown[]): Promise<R[]>;
+  /** the chains service, played: every chain exists but these; a user sees the chains listed for it */
+  chains: { missing: Set<string>; membersOf: Map<string, string[]> };
   stop(): Promise<void>;
 }
 
@@ -42,12 +44,18 @@ export async function fixture(): Promise<Fixture> {
     databaseUrl: await infra.postgres!.createDatabase('vault'),
   });
   const nc = await connectBus({ url: natsUrl, name: 'transaction-test' });
+  const chains = { missing: new Set<string>(), membersOf: new Map<string, string[]>() };
+  const chainsService = await serve(nc, { name: 'chains', version: '0.0.0', logger: createLogger('chains', 'silent') }, [
+    handle(CHAINS.exists, ({ chainId }) => ({ chainId, exists: !chains.missing.has(chainId) })),
+    handle(CHAINS.visibleTo, ({ username }) => ({ chainIds: ['', ...(chains.membersOf.get(username) ?? [])] })),
+  ]);
   let running: RunningTransactionService | null = null;
   const pools = new Map<string, pg.Pool>();
 
   const f: Fixture = {
     infra,
     nc,
+    chains,
     js: jetstream(nc),
     jsm: await jetstreamManager(nc),
     database: (name) => infra.postgres!.createDatabase(name),
@@ -85,6 +93,7 @@ export async function fixture(): Promise<Fixture> {
     async stop() {
       await running?.stop();
       for (const pool of pools.values()) await pool.end();
+      await chainsService.stop();
       await nc.close();
       await vault.stop();
       await infra.stop();

@@ -96,8 +96,14 @@ export interface SubmitRawRequest {
 export interface ResultsRequest {
   /** 64 hex each, 0x optional */
   hashes: string[];
-  /** the asking user: reserved for private-chain visibility (issue "Private chains"); not checked yet */
+  /**
+   * The asking user: a private chain's transaction is answered only to the
+   * chain's members and to its sender, else counted as unknown. Absent: the
+   * node itself asks (the gateway resolving the hashes it just answered).
+   */
   username?: string;
+  /** the token's organization claim, for membership without a registered certificate */
+  organization?: string | null;
 }
 
 export interface FillRequest {

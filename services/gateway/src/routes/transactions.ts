@@ -104,8 +104,8 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
       },
     },
     async (request) => {
-      principalOf(request);
-      const [result] = await call(nc, TX.results, { hashes: [request.params.hash] }, { requestId: request.id });
+      const { username, org } = principalOf(request);
+      const [result] = await call(nc, TX.results, { hashes: [request.params.hash], username, organization: org }, { requestId: request.id });
       return result;
     },
   );
@@ -123,8 +123,8 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
       },
     },
     async (request) => {
-      const { username } = principalOf(request);
-      const results = await call(nc, TX.results, { hashes: request.body, username }, { requestId: request.id });
+      const { username, org } = principalOf(request);
+      const results = await call(nc, TX.results, { hashes: request.body, username, organization: org }, { requestId: request.id });
       return settle(request, results);
     },
   );
