@@ -135,6 +135,7 @@ export class TableResolver {
     private readonly logger: Logger,
   ) {}
 
+  /** Connects and LISTENs; a failure here fails the start, later losses reconnect every second. */
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'cirrus-catalogue' });
     const lost = (err?: unknown) => {
@@ -145,16 +146,30 @@ export class TableResolver {
       client.end().catch(() => {});
       if (this.stopped) return;
       this.logger.warn({ err }, 'the catalogue notice connection failed; tables are looked up on every request until it is back');
-      this.retry = setTimeout(() => void this.start().catch((e: unknown) => lost(e)), 1_000);
+      this.reconnect();
     };
     this.listener = client;
     client.on('notification', () => this.forget());
     client.on('error', lost);
     client.on('end', () => lost());
-    await client.connect();
-    await client.query(`LISTEN ${CATALOGUE_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CATALOGUE_CHANNEL}`);
+    } catch (err) {
+      lost(err);
+      throw err;
+    }
     this.forget();
     this.listening = true;
+  }
+
+  private reconnect(): void {
+    if (this.retry !== undefined || this.stopped) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      // a failed attempt has already scheduled the next one (lost → reconnect)
+      this.start().catch(() => {});
+    }, 1_000);
   }
 
   async stop(): Promise<void> {
