@@ -2,8 +2,8 @@
 // transaction: contract tables created/altered from the xabi of contracts
 // created in it, one row per contract account upserted per state change, a
 // history row per changing transaction, side-table rows for arrays and
-// mappings, event rows in emission order. Main chain only for now (rows and
-// keys carry the chain ID all the same).
+// mappings, event rows in emission order. Every chain's, each row carrying
+// its chain ID (who may see which is the query's business).
 import { MAIN_CHAIN, type ContractStateChange, type CreatedContract, type EventLog, type ExecResult, type Receipt, type XabiType } from '@platform/common';
 import { jsonText } from '@platform/query';
 import { Batch } from './batch.js';
@@ -122,20 +122,21 @@ class BlockApply {
 
 /** Applies one block; `cache` is the catalogue as the previous block left it (see CatalogueCache). */
 export async function applyExecResult(client: Client, seq: number, exec: ExecResult, warn: Warn, options: IndexOptions, cache: CatalogueCache): Promise<void> {
-  if (exec.chainId !== MAIN_CHAIN) return;
   const b = new BlockApply(cache, client, seq, exec, warn, options);
   await b.prefetch();
   const block = b.block();
   for (const receipt of exec.receipts) {
     if (receipt.status !== 'Success') continue;
-    for (const created of receipt.contractsCreated) await registerContract(b, created);
+    for (const created of receipt.contractsCreated) if (created.chainId === exec.chainId) await registerContract(b, created);
+    // every chain's rows go in, each with its chain ID (who sees them is the query's business, search.ts);
+    // a block describes its own chain only: anything else in it is not taken on its word
     for (const change of receipt.stateChanges) {
-      if (change.chainId === MAIN_CHAIN) await applyStateChange(b, block, receipt, change);
+      if (change.chainId === exec.chainId) await applyStateChange(b, block, receipt, change);
     }
     // a selfdestruct need not change storage: the receipt's list is the authority
     for (const address of receipt.contractsDeleted) await deleteContract(b, address, exec.chainId);
     for (const event of receipt.events) {
-      if (event.chainId === MAIN_CHAIN) await applyEvent(b, block, receipt, event);
+      if (event.chainId === exec.chainId) await applyEvent(b, block, receipt, event);
     }
   }
   await b.batch.flush();
@@ -157,7 +158,7 @@ function varsOf(created: CreatedContract): NewVar[] {
 
 async function registerContract(b: BlockApply, created: CreatedContract): Promise<void> {
   let sqlName: string | null = null;
-  if (b.indexes(created.vm) && created.chainId === MAIN_CHAIN) {
+  if (b.indexes(created.vm)) {
     const table = await b.tables.ensureContract(storable(familyOf(created)), created.name, varsOf(created), created.vm !== 'EVM');
     sqlName = table.sqlName;
   }

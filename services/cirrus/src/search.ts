@@ -11,7 +11,7 @@ import { catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson, type C
 import type { SearchRequest, SearchResponse } from '@platform/bus';
 import type { Db } from './db.js';
 import { bareReadings } from './naming.js';
-import { CATALOGUE_CHANNEL, SCHEMA, familiesOf, tableNamed, type TableRec } from './tables.js';
+import { CATALOGUE_CHANNEL, SCHEMA, familiesOf, qualified, tableNamed, type TableRec } from './tables.js';
 
 const DEFAULT_ORDER: Record<TableRec['kind'], OrderSpec[]> = {
   contract: [{ column: 'block_number' }, { column: 'address' }],
@@ -91,9 +91,20 @@ function merged(tables: CatalogueTable[]): CatalogueTable[] {
 /** PostgREST's embedding depth the planner allows */
 const MAX_EMBED_DEPTH = 8;
 
-/** The chains a user sees rows of: the main chain only until private chains are indexed. */
-export function visibleChains(_username: string): string[] {
-  return [''];
+/**
+ * Enough of the chains a table's rows lie on to decide whether the caller
+ * may know the table exists (CONVENTIONS.md "Cirrus": a table all of whose
+ * rows lie on chains the caller cannot see is a 404): a visible chain with
+ * rows if there is one, else another chain with rows, else nothing (an empty
+ * table is no one's secret). Each look stops at the first row: for the main
+ * chain's tables, the first row answers.
+ */
+async function rowChains(pool: Db, rec: TableRec, visible: readonly string[]): Promise<ReadonlySet<string> | undefined> {
+  const table = qualified(rec.sqlName);
+  const mine = await pool.query<{ chain_id: string }>(`SELECT chain_id FROM ${table} WHERE chain_id = ANY($1) LIMIT 1`, [visible]);
+  if (mine.rows[0]) return new Set([mine.rows[0].chain_id]);
+  const others = await pool.query<{ chain_id: string }>(`SELECT chain_id FROM ${table} WHERE chain_id <> ALL($1) LIMIT 1`, [visible]);
+  return others.rows[0] ? new Set([others.rows[0].chain_id]) : undefined;
 }
 
 /** The table a requested name designates; CONFLICT when a bare contract name is ambiguous. */
@@ -199,14 +210,17 @@ export class TableResolver {
   }
 }
 
-export async function search(pool: Db, resolver: TableResolver, request: SearchRequest): Promise<SearchResponse> {
+/** `visible`: the chains whose rows the caller may see (the chains service's answer; '' is the main chain). */
+export async function search(pool: Db, resolver: TableResolver, request: SearchRequest, visible: readonly string[]): Promise<SearchResponse> {
   if (typeof request?.table !== 'string' || typeof request.query !== 'string') {
     throw new PlatformError('BAD_QUERY', 'a search needs a table name and a query string');
   }
   const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
   const rec = await resolver.resolve(request.table);
-  const catalogue = catalogueOf(rec ? merged(await catalogueFor(pool, resolver, request.table, rec, ast.select)) : []);
-  const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visibleChains(request.username) });
+  const tables = rec ? merged(await catalogueFor(pool, resolver, request.table, rec, ast.select)) : [];
+  const chains = rec ? await rowChains(pool, rec, visible) : undefined;
+  const catalogue = catalogueOf(tables.map((t) => (t.name === request.table && chains ? { ...t, chains } : t)));
+  const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visible });
   const result = await runQuery(pool, plan);
   return {
     rows: toJson(result.rows),

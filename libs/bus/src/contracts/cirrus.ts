@@ -10,8 +10,10 @@ export interface SearchRequest {
   query: string;
   /** the `Prefer` header, if any (`count=exact`) */
   prefer?: string;
-  /** the caller (row visibility: main chain only in this slice) */
+  /** the caller: rows of the main chain and of the private chains it is a member of (`chains.visibleTo`) */
   username: string;
+  /** the token's organization claim, for membership without a registered certificate */
+  organization?: string | null;
 }
 
 export interface SearchResponse {

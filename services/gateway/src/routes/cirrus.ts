@@ -25,10 +25,10 @@ export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),
     },
     async (request, reply) => {
-      const { username } = principalOf(request);
+      const { username, org } = principalOf(request);
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
       const prefer = request.headers.prefer;
-      const result = await call(nc, CIRRUS.search, { table: request.params.table, query, username, ...(typeof prefer === 'string' ? { prefer } : {}) }, { requestId: request.id });
+      const result = await call(nc, CIRRUS.search, { table: request.params.table, query, username, organization: org, ...(typeof prefer === 'string' ? { prefer } : {}) }, { requestId: request.id });
       if (result.status === 416) throw new PlatformError('RANGE_NOT_SATISFIABLE', result.message ?? 'the requested range is not satisfiable', { contentRange: result.contentRange });
       if (result.contentRange) reply.header('content-range', result.contentRange);
       return reply.status(result.status).type('application/json; charset=utf-8').send(result.rows);
