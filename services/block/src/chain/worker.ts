@@ -83,6 +83,7 @@ export class ChainWorker {
   private streamHead = 0;
   private publishedHeight = -1;
   private lastCut = 0;
+  private lastBlockSize = 0;
   private stopped = false;
   private halted: ChainHalted | null = null;
   private pendingWake = false;
@@ -188,9 +189,13 @@ export class ChainWorker {
     if (this.mempool.size === 0) return this.idle();
     const { maxTxs, maxWaitMs, nonceGapMs } = this.o.settings;
     const now = Date.now();
-    // an idle chain cuts at once; a busy one gathers for maxWaitMs after its last cut
+    // an idle chain cuts at once; a busy one — its last block, or what waits
+    // now, more than one transaction — gathers for maxWaitMs after its last
+    // cut, so that blocks grow with the load (a block's fixed costs are most of
+    // a small one's), while a lone client's calls, one after the other, never wait
+    const busy = this.lastBlockSize > 1 || this.mempool.size > 1;
     const gathering = now - this.lastCut;
-    if (gathering < maxWaitMs && this.mempool.size < maxTxs) return this.idle(maxWaitMs - gathering);
+    if (busy && gathering < maxWaitMs && this.mempool.size < maxTxs) return this.idle(maxWaitMs - gathering);
     const selection = this.mempool.select((a) => this.o.store.getAccount(a)?.nonce ?? 0n, {
       maxTxs,
       maxBytes: Math.max(64 * 1024, Math.floor(this.o.maxPayload * 0.9) - 64 * 1024),
@@ -199,6 +204,7 @@ export class ChainWorker {
     });
     if (selection.chosen.length === 0) return this.idle(selection.nextDeadline === null ? undefined : selection.nextDeadline - now);
     this.lastCut = now;
+    this.lastBlockSize = selection.chosen.length;
     await this.propose(selection.chosen.map((w) => w.tx));
   }
 
