@@ -13,6 +13,7 @@ import { Who } from './who.js';
 
 export { GENESIS_CONSUMER, MEMBERSHIP_CONSUMER, applyGovernance } from './consumers.js';
 export { MAX_CHAINS_PER_REQUEST } from './create.js';
+export { AUTO_APPROVE_SOURCE } from './auto-approve.js';
 
 export interface ChainsServiceOptions {
   config: Pick<NodeConfig, 'dataDir'>;

@@ -9,24 +9,9 @@ import { GOVERNANCE_ADDRESS, PlatformError, loadConfig, type Transaction } from 
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService, type RunningBlockService } from '@platform/block';
 import { Account, quietLogger, writeGenesis } from '../../block/test/helpers.js';
-import { startChainsService, type RunningChainsService } from '../src/index.js';
+import { AUTO_APPROVE_SOURCE, startChainsService, type RunningChainsService } from '../src/index.js';
 
-export const AUTO_APPROVE = `
-contract AutoApprove {
-  event OrgAdded(string orgName);
-  event OrgUnitAdded(string orgName, string orgUnit);
-  event CommonNameAdded(string orgName, string orgUnit, string commonName);
-  event OrgRemoved(string orgName);
-  event OrgUnitRemoved(string orgName, string orgUnit);
-  event CommonNameRemoved(string orgName, string orgUnit, string commonName);
-  constructor() {}
-  function addOrg(string _orgName) public { emit OrgAdded(_orgName); }
-  function addOrgUnit(string _orgName, string _orgUnit) public { emit OrgUnitAdded(_orgName, _orgUnit); }
-  function addCommonName(string _orgName, string _orgUnit, string _commonName) public { emit CommonNameAdded(_orgName, _orgUnit, _commonName); }
-  function removeOrg(string _orgName) public { emit OrgRemoved(_orgName); }
-  function removeOrgUnit(string _orgName, string _orgUnit) public { emit OrgUnitRemoved(_orgName, _orgUnit); }
-  function removeCommonName(string _orgName, string _orgUnit, string _commonName) public { emit CommonNameRemoved(_orgName, _orgUnit, _commonName); }
-}`;
+const AUTO_APPROVE = AUTO_APPROVE_SOURCE;
 
 const IMPOSTOR = `contract Impostor { event OrgAdded(string orgName); constructor() {} function add(string o) public { emit OrgAdded(o); } }`;
 

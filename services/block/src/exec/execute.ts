@@ -155,7 +155,9 @@ export async function executeTransaction(state: WorldState, tx: Transaction, env
     return receiptOf(tx, vm, out, amounts.gasPrice, env.gasEnabled, started);
   }
   if (kind === 'call' && (!target || !target.codeHash)) {
-    return receiptOf(tx, vm, failedOutcome(`no contract at address ${tx.to}`), amounts.gasPrice, env.gasEnabled, started);
+    // contracts are addressed by (address, chain): say which pair does not exist (the spec's "informative error message")
+    const where = env.chainId === '' ? 'on the main chain' : `on chain ${env.chainId}`;
+    return receiptOf(tx, vm, failedOutcome(`no contract at address ${tx.to} ${where}`), amounts.gasPrice, env.gasEnabled, started);
   }
   if (env.gasEnabled) {
     const upfront = amounts.gasLimit * amounts.gasPrice + amounts.value;
