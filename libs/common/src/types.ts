@@ -319,6 +319,8 @@ export interface ExecutionContext {
   identity: { username: string; organization: string; organizationalUnit: string; certificate: string } | null;
   protocol: ProtocolParams;
   gasEnabled: boolean;
+  /** SolidVM's `account(a, "parent")`: the parent chain ('' = the main chain); null or absent on the main chain, which has none */
+  parentChain?: ChainId | null;
 }
 
 // ---------------------------------------------------------------------------

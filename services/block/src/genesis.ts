@@ -78,6 +78,7 @@ export function applyGenesisState(state: WorldState, g: Genesis): Receipt[] {
       protocol: g.protocol,
       // genesis contracts are the network's own: nothing to pay
       gasEnabled: false,
+      parentChain: parentOf(g),
     };
     const out = createContract(state, ctx, { creator, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) }, { hooks: hooksFor(state, ctx) });
     if (!out.ok || !out.address) throw new Error(`genesis contract ${c.name} could not be created: ${out.message}`);
@@ -113,6 +114,11 @@ function relocate(state: WorldState, from: string, to: string): void {
   }
   state.putAccount(to, account);
   state.deleteAccount(from);
+}
+
+/** A chain's parent as SolidVM's `account(a, "parent")` names it: a private chain's genesis says null for a child of the main chain (''); the main chain has none. */
+export function parentOf(g: Genesis): string | null {
+  return g.chainId === '' ? null : (g.parentChain ?? '');
 }
 
 export function genesisHeader(g: Genesis, stateRoot: Hash): BlockHeader {

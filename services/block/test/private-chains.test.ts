@@ -17,6 +17,8 @@ contract AutoApprove {
   function addOrg(string _orgName) public { emit OrgAdded(_orgName); }
 }`;
 
+const WHERE = 'contract Where { constructor() {} function chains() public returns (uint, uint) { return (account(msg.sender, "parent").chainId, account(msg.sender, "self").chainId); } }';
+
 const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 
 function privateGenesis(creator: string, src = AUTO_APPROVE, args: Record<string, unknown> = { _note: 'hi' }, name = 'AutoApprove'): Genesis {
@@ -118,6 +120,14 @@ describe('chains from the GENESIS stream', () => {
     expect(results[0].block.number).toBe(0);
     expect(results[0].receipts[0]).toMatchObject({ from: alice.address, status: 'Success' });
     execs.stop();
+    // SolidVM's account(a, "parent") and "self" on a child of the main chain
+    const where = alice.tx({ to: null, initOrData: hex(WHERE), metadata: { VM: 'SolidVM', name: 'Where', args: '{}' }, chainId: early.chainId, nonce: 2 });
+    const ask = alice.tx({ to: contractAddress(alice.address, 2n), metadata: { VM: 'SolidVM', funcName: 'chains', args: '{}' }, chainId: early.chainId, nonce: 3 });
+    const whereExecs = await Collector.start<ExecResult>(f.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
+    for (const tx of [where, ask]) await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(tx), { msgID: tx.hash });
+    const answered = await whereExecs.until((e) => receiptFor(e, ask.hash) !== undefined);
+    whereExecs.stop();
+    expect(receiptFor(answered, ask.hash)).toMatchObject({ status: 'Success', returnValues: ['0', BigInt(`0x${early.chainId}`).toString()] });
     const counter = contractAddress(alice.address, 0n);
     expect(await call(f.nc, BLOCK.account, { address: counter, chainId: early.chainId })).toMatchObject({ contractName: 'Counter' });
     expect(await call(f.nc, BLOCK.account, { address: counter })).toBeNull();

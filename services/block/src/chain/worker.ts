@@ -23,7 +23,7 @@ import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
 import type { VmExecutors } from '../exec/vm.js';
-import { applyGenesisState, genesisHash, genesisHeader } from '../genesis.js';
+import { applyGenesisState, genesisHash, genesisHeader, parentOf } from '../genesis.js';
 import type { BlockSettings } from '../settings.js';
 import { Overlay } from '../state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot, type RootResult } from '../state/root.js';
@@ -217,6 +217,7 @@ export class ChainWorker {
       timestamp: header.timestamp,
       protocol: this.o.genesis.protocol,
       gasEnabled: this.o.gasEnabled,
+      parentChain: parentOf(this.o.genesis),
       executors: this.o.executors,
       isExecuted: (h) => this.o.store.isExecuted(h),
     };

@@ -19,6 +19,8 @@ export interface BlockEnv {
   timestamp: number;
   protocol: ProtocolParams;
   gasEnabled: boolean;
+  /** '' for a child of the main chain; null or absent on the main chain */
+  parentChain?: string | null;
   executors: VmExecutors;
   /** executed on this chain in an earlier block (the dedupe record) */
   isExecuted(hash: string): boolean;
@@ -75,6 +77,7 @@ function contextOf(state: WorldState, env: BlockEnv, tx: Transaction, n: { gasPr
     identity: tx.to === REGISTRY_ADDRESS ? null : identities.of(state, tx.from, env.timestamp),
     protocol: env.protocol,
     gasEnabled: env.gasEnabled,
+    parentChain: env.parentChain ?? null,
   };
 }
 

@@ -20,12 +20,11 @@ const baseHooks: SolidVMHooks = {
       return undefined;
     }
   },
-  parentChain: () => null,
 };
 
 /** The hooks of one transaction: the identity built-ins read the registry in the state being executed, at the block's time. */
 export function hooksFor(state: WorldState, ctx: ExecutionContext): SolidVMHooks {
-  return { ...baseHooks, ...identityHooks(state, ctx.block.timestamp) };
+  return { ...baseHooks, parentChain: () => ctx.parentChain ?? null, ...identityHooks(state, ctx.block.timestamp) };
 }
 
 /**
