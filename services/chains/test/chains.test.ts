@@ -148,6 +148,35 @@ describe('creation', () => {
   });
 });
 
+describe('chains created through another node', () => {
+  test('a genesis on the GENESIS stream alone is stored, and its members see it; one whose ID is not its hash is not', async () => {
+    const { DEFAULT_PROTOCOL, chainGenesisText } = await import('@platform/common');
+    const { keccak256Hex } = await import('@platform/crypto');
+    const genesis = {
+      format: 1 as const,
+      chainId: '',
+      label: 'from elsewhere',
+      timestamp: Math.floor(Date.now() / 1000),
+      parentChain: null,
+      nonce: 'ee'.repeat(32),
+      protocol: DEFAULT_PROTOCOL,
+      trustedRoots: [],
+      accounts: [],
+      contracts: [{ address: GOVERNANCE_ADDRESS, name: 'AutoApprove', vm: 'SolidVM' as const, src: AUTO_APPROVE, args: {} }],
+      members: [{ orgName: 'D', access: true }],
+      creator: accounts.get('dave')!.address,
+    };
+    const id = keccak256Hex(chainGenesisText(genesis));
+    const forged = { ...genesis, chainId: 'dd'.repeat(32) };
+    await jetstream(nc).publish(SUBJECTS.chains.genesis(forged.chainId), encodeJson(forged), { msgID: forged.chainId });
+    await jetstream(nc).publish(SUBJECTS.chains.genesis(id), encodeJson({ ...genesis, chainId: id }), { msgID: id });
+    await until(async () => (await visible(dave)).includes(id));
+    // block 0, applied by this node's block service, brings the governance code hash
+    await until(async () => (await call(nc, CHAINS.list, { ...dave, chainIds: [id] }))[0]?.info.codeInfo[0].codeHash !== '');
+    expect(await call(nc, CHAINS.exists, { chainId: forged.chainId })).toMatchObject({ exists: false });
+  });
+});
+
 describe('membership from governance events', () => {
   test('added organizations, units and users get in; removed ones are out; an impostor contract changes nothing', async () => {
     const [id] = await call(nc, CHAINS.create, { ...alice, chains: [body()] });
