@@ -1,5 +1,5 @@
 // `npm start`: one node on this machine, until Ctrl-C or SIGTERM.
-//   npm start [-- --reset] [-- --indexEVM=true]
+//   npm start [-- --reset] [-- --reindex] [-- --indexEVM=true]
 import { ConfigError, envWithFlags } from '@platform/common';
 import { formatLine, startNode, type RunningNode } from '@platform/launcher';
 
@@ -22,7 +22,7 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 
 try {
   print('launcher', args.includes('--reset') ? 'starting a node on a fresh data dir' : 'starting the node');
-  node = await startNode({ env: envWithFlags(process.env, args), reset: args.includes('--reset'), onLine: print });
+  node = await startNode({ env: envWithFlags(process.env, args), reset: args.includes('--reset'), reindex: args.includes('--reindex'), onLine: print });
 } catch (err) {
   print('launcher', err instanceof ConfigError ? `configuration: ${err.message}` : `could not start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

@@ -21,6 +21,8 @@ export interface NodeOptions {
   env: Record<string, string | undefined>;
   /** remove the data dir first */
   reset?: boolean;
+  /** cirrus drops its read model and rebuilds it from the execution results (its first start only: a restart after a crash resumes the rebuild) */
+  reindex?: boolean;
   /** every log line of every part, with the part's name */
   onLine: (name: string, line: string) => void;
   /** how long to wait for /ready; default 120 s */
@@ -77,11 +79,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       databaseUrl = await postgres.createDatabase('platform');
     }
 
-    const run = (name: string, entry: string, env: Record<string, string | undefined>): Supervised => {
+    const run = (name: string, entry: string, env: Record<string, string | undefined>, firstArgs?: string[]): Supervised => {
       const child = supervise({
         name,
         command: process.execPath,
         args: ['--import', 'tsx', resolve(REPO_ROOT, entry)],
+        ...(firstArgs ? { firstArgs } : {}),
         cwd: REPO_ROOT,
         env,
         onLine: options.onLine,
@@ -110,7 +113,10 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     };
     // the node CA's key is the vault's alone
     const caEnv = { NODE_CA_CERT: chain.ca.cert, NODE_CA_KEY: chain.ca.key };
-    for (const service of NODE_SERVICES) run(service, `services/${service}/src/main.ts`, service === 'vault' ? { ...serviceEnv, ...caEnv } : serviceEnv);
+    for (const service of NODE_SERVICES) {
+      const firstArgs = service === 'cirrus' && options.reindex ? ['--reindex'] : undefined;
+      run(service, `services/${service}/src/main.ts`, service === 'vault' ? { ...serviceEnv, ...caEnv } : serviceEnv, firstArgs);
+    }
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
     await waitUntilReady(`${gatewayUrl}/ready`, options.readyTimeoutMs ?? 120_000);

@@ -7,6 +7,8 @@ export interface SupervisedOptions {
   name: string;
   command: string;
   args: string[];
+  /** appended to `args` on the first start only, not on restarts (a one-time request such as `--reindex`) */
+  firstArgs?: string[];
   env: Record<string, string | undefined>;
   cwd: string;
   /** every output line, and the supervisor's own notices */
@@ -53,7 +55,8 @@ export function supervise(options: SupervisedOptions): Supervised {
     // its own process group, so that a terminal's Ctrl-C reaches only the
     // launcher, which stops the parts in order; the IPC channel tells the child
     // when the launcher is gone, so nothing is left behind even after a kill -9
-    const current = spawn(options.command, options.args, {
+    const args = restarts === 0 && options.firstArgs ? [...options.args, ...options.firstArgs] : options.args;
+    const current = spawn(options.command, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

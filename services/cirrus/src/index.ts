@@ -7,7 +7,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
-import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, startIndexer } from './consumer.js';
+import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, appliedSequence, startIndexer } from './consumer.js';
 import { createPool, dropReadModel, migrate } from './db.js';
 import { TableResolver, search } from './search.js';
 import { visibleChainsOf } from './visible.js';
@@ -52,19 +52,21 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
   pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
   undo.unshift(() => pool.end());
   try {
+    const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', logger });
+    undo.unshift(() => nc.drain());
+    const jsm = await streamManager(nc);
+    await ensureStream(jsm, STREAMS.exec);
     if (options.reindex) {
       await dropReadModel(pool);
       logger.info('reindex: the read model was dropped; it is rebuilt from the first execution result');
     }
     const { rebuild } = await migrate(pool);
     if (rebuild) logger.info('the read model changed shape; it is rebuilt from the first execution result');
-    const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', logger });
-    undo.unshift(() => nc.drain());
-    const jsm = await streamManager(nc);
-    await ensureStream(jsm, STREAMS.exec);
     const ackWaitMs = options.execAckWaitMs ?? EXEC_ACK_WAIT_MS;
-    // a rebuilt model starts from the stream's first message: a new consumer delivers everything again
-    if (options.reindex || rebuild) await deleteConsumer(jsm, CIRRUS_CONSUMER);
+    // an empty model — a first start, a reindex, a rebuild, or a crash in the
+    // middle of one — is filled from the stream's first message: a new
+    // consumer delivers everything again (an old one would resume past it)
+    if ((await appliedSequence(pool)) === 0) await deleteConsumer(jsm, CIRRUS_CONSUMER);
     await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: 1 });
     const indexer = await startIndexer({ js: jetstream(nc), pool, logger, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
     undo.unshift(() => indexer.stop());

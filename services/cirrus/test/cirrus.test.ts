@@ -279,4 +279,15 @@ describe('reindex', () => {
     expect(await h.applied()).toBe(h.published);
     expect(await dump()).toEqual(before);
   });
+
+  test('a model dropped without its consumer (a crash in the middle of a reindex) is rebuilt whole at the next start', async () => {
+    const before = await dump();
+    await h.stopCirrus();
+    // the durable consumer still stands past every message; only the model is gone
+    await h.db.query('DROP SCHEMA cirrus CASCADE');
+    await h.startCirrus();
+    await settled();
+    expect(await h.applied()).toBe(h.published);
+    expect(await dump()).toEqual(before);
+  });
 });
