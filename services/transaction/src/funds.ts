@@ -21,29 +21,35 @@ export function upfront(draft: Pick<Draft, 'gasLimit' | 'gasPrice' | 'value'>): 
 
 /**
  * Refuses (422 UNPROCESSABLE, `details.reason` INSUFFICIENT_BALANCE) when
- * the account's balance is below what the costliest of `drafts` needs
- * upfront. `fields` name the drafts in the request (`txs[0]`; null for a
- * raw transaction, which is the whole body).
- * Only the main chain is checked: this node's block service holds only it
- * (private chains carry their own balances, with their issue).
+ * the account's balance on a chain is below what the costliest of `drafts`
+ * on that chain needs upfront. `fields` name the drafts in the request
+ * (`txs[0]`; null for a raw transaction, which is the whole body). Each
+ * chain has its own balances: a private chain's come from its genesis's
+ * `balances` and transfers on it, not from the faucet.
  */
 export async function requireFunds(nc: NatsConnection, from: string, drafts: Draft[], fields: Array<string | null>): Promise<void> {
-  let costliest = -1;
-  for (let i = 0; i < drafts.length; i++) {
-    if (drafts[i].chainId !== '') continue;
-    if (costliest < 0 || upfront(drafts[i]) > upfront(drafts[costliest])) costliest = i;
-  }
-  if (costliest < 0) return;
-  const required = upfront(drafts[costliest]);
+  const costliest = new Map<string, number>();
+  drafts.forEach((d, i) => {
+    const best = costliest.get(d.chainId);
+    if (best === undefined || upfront(d) > upfront(drafts[best])) costliest.set(d.chainId, i);
+  });
+  for (const [chainId, i] of [...costliest].sort(([a], [b]) => a.localeCompare(b))) await requireChainFunds(nc, from, chainId, drafts[i], fields[i]);
+}
+
+async function requireChainFunds(nc: NatsConnection, from: string, chainId: string, draft: Draft, field: string | null): Promise<void> {
+  const required = upfront(draft);
   // null: the state has no such account yet, so nothing to pay with
-  const account = await call(nc, BLOCK.account, { address: from, chainId: '' });
+  const account = await call(nc, BLOCK.account, { address: from, chainId });
   const balance = BigInt(account?.balance ?? '0');
   if (balance >= required) return;
-  const field = fields[costliest];
+  const fund =
+    chainId === ''
+      ? `fund the account with the faucet (POST /bloc/v2.2/users/user/${from}/fill?resolve=true) or a transfer`
+      : `fund the account on chain ${chainId} with a transfer on that chain (the faucet funds the main chain only)`;
   throw new PlatformError(
     'UNPROCESSABLE',
-    `account ${from} cannot pay for ${field ?? 'the transaction'}: its balance is ${balance}, and the transaction needs ${required} upfront (gasLimit × gasPrice + value). ` +
-      `Gas is enabled on this node: fund the account with the faucet (POST /bloc/v2.2/users/user/${from}/fill?resolve=true) or a transfer, then send it again`,
-    { reason: 'INSUFFICIENT_BALANCE', ...(field ? { field } : {}), address: from, balance: balance.toString(), required: required.toString() },
+    `account ${from} cannot pay for ${field ?? 'the transaction'}${chainId === '' ? '' : ` on chain ${chainId}`}: its balance is ${balance}, and the transaction needs ${required} upfront (gasLimit × gasPrice + value). ` +
+      `Gas is enabled on this node: ${fund}, then send it again`,
+    { reason: 'INSUFFICIENT_BALANCE', ...(field ? { field } : {}), address: from, ...(chainId === '' ? {} : { chainId }), balance: balance.toString(), required: required.toString() },
   );
 }

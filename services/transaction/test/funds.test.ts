@@ -21,11 +21,12 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
 
   const playBlockService = async () => {
     block = await serve(f.nc, { name: 'block', version: '0.0.0', logger: createLogger('block', 'silent') }, [
-      handle(BLOCK.account, ({ address }): AccountRecord | null => {
+      handle(BLOCK.account, ({ address, chainId }): AccountRecord | null => {
         asked++;
-        const balance = balances.get(address);
+        // a private chain's balances are its own: `<chain>:<address>`
+        const balance = balances.get(chainId ? `${chainId}:${address}` : address);
         if (balance === undefined) return null;
-        return { address, chainId: '', balance: balance.toString(), nonce: 0, codeHash: null, contractRoot: '', latestBlockNum: 0, blockNumber: 1 };
+        return { address, chainId: chainId ?? '', balance: balance.toString(), nonce: 0, codeHash: null, contractRoot: '', latestBlockNum: 0, blockNumber: 1 };
       }),
     ]);
     await f.nc.flush();
@@ -53,6 +54,19 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     const [admitted] = await call(f.nc, TX.submit, { username: 'poor', organization: null, chainId: null, transactions: [upload] });
     expect(admitted.status).toBe('Pending');
     expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 1 });
+  });
+
+  test('each chain\'s balance pays for the transactions on it: a private chain\'s is not the main chain\'s', async () => {
+    const address = await f.user('twochains');
+    const chain = '9c'.repeat(32);
+    balances.set(address, DEFAULT_UPFRONT);
+    const onChain = { ...upload, payload: { ...upload.payload, chainid: chain } } as SubmitItem;
+    const err = await failure(call(f.nc, TX.submit, { username: 'twochains', organization: null, chainId: null, transactions: [upload, onChain] }));
+    expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'INSUFFICIENT_BALANCE', field: 'txs[1]', chainId: chain, balance: '0' } });
+    expect(err.message).toContain(`on chain ${chain}`);
+    expect(err.message).toContain('the faucet funds the main chain only');
+    balances.set(`${chain}:${address}`, DEFAULT_UPFRONT);
+    expect(await call(f.nc, TX.submit, { username: 'twochains', organization: null, chainId: null, transactions: [upload, onChain] })).toHaveLength(2);
   });
 
   test('the costliest transaction of a request decides: gasLimit × gasPrice + value', async () => {
