@@ -16,7 +16,7 @@ export { MAX_CHAINS_PER_REQUEST } from './create.js';
 export { AUTO_APPROVE_SOURCE } from './auto-approve.js';
 
 export interface ChainsServiceOptions {
-  config: Pick<NodeConfig, 'dataDir'>;
+  config: Pick<NodeConfig, 'dataDir' | 'nodeOrg'>;
   logger: Logger;
   natsUrl: string;
   databaseUrl: string;
@@ -53,7 +53,7 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     const js = jetstream(nc);
     const consumers = await startConsumers({ js, jsm, pool, logger });
     undo.unshift(() => consumers.stop());
-    const deps = { nc, js, pool, who: new Who(nc), protocol: mainProtocol(options.config.dataDir) };
+    const deps = { nc, js, pool, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
     const service = await serve(nc, { name: 'chains', version: VERSION, description: 'private chains: creation, records, membership', logger }, chainsHandlers(deps));
     undo.unshift(() => service.stop());
     await nc.flush();

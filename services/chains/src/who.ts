@@ -3,8 +3,9 @@
 // the user's vault key (organization, unit, common name), asked of the vault
 // and the block service. A user without a key or without a registered
 // certificate (a node run with IDENTITY_REQUIRED=false) is matched by the
-// token's organization claim and username instead: both come from the same
-// identity provider the node's CA issues certificates from.
+// token's organization claim (NODE_ORG without one, as enrolment would
+// certify it) and username instead: both come from the same identity
+// provider the node's CA issues certificates from.
 //
 // Every private-data request asks this, so answers are remembered briefly
 // (TTL_MS): a certificate revoked or issued is seen at most that late.
@@ -26,12 +27,16 @@ const CACHE_SIZE = 10_000;
 export class Who {
   private readonly known = new Map<string, { facts: UserFacts; until: number }>();
 
-  constructor(private readonly nc: NatsConnection) {}
+  constructor(
+    private readonly nc: NatsConnection,
+    /** NODE_ORG: the organization of users whose token has no organization claim */
+    private readonly nodeOrg: string,
+  ) {}
 
   async of(user: ChainUser, requestId?: string): Promise<UserFacts> {
     const username = user?.username;
     if (typeof username !== 'string' || username === '') throw new PlatformError('VALIDATION_FAILED', 'username is required', { field: 'username' });
-    const organization = typeof user.organization === 'string' && user.organization !== '' ? user.organization : null;
+    const organization = typeof user.organization === 'string' && user.organization !== '' ? user.organization : this.nodeOrg;
     const key = `${username}\0${organization ?? ''}`;
     const hit = this.known.get(key);
     if (hit && hit.until > Date.now()) return hit.facts;
@@ -41,7 +46,7 @@ export class Who {
     return facts;
   }
 
-  private async ask(username: string, organization: string | null, requestId?: string): Promise<UserFacts> {
+  private async ask(username: string, organization: string, requestId?: string): Promise<UserFacts> {
     const options = requestId ? { requestId } : {};
     let address: string;
     try {
