@@ -8,7 +8,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BLOCK, SUBJECTS, call, encodeJson, type CreateChainsRequest } from '@platform/bus';
-import { PlatformError, type Genesis, type ProtocolParams } from '@platform/common';
+import { PlatformError, type Genesis, type Logger, type ProtocolParams } from '@platform/common';
 import { checkBody, genesisOf } from './body.js';
 import { inTransaction, type Db } from './db.js';
 import { chainExists, insertChain, visibleChainIds } from './store.js';
@@ -23,6 +23,7 @@ export interface CreateDeps {
   who: Who;
   /** the main chain's protocol parameters: a private chain runs by the network's rules */
   protocol: ProtocolParams;
+  logger: Logger;
 }
 
 export async function createChains(deps: CreateDeps, request: CreateChainsRequest, requestId?: string): Promise<string[]> {
@@ -74,7 +75,12 @@ export async function createChains(deps: CreateDeps, request: CreateChainsReques
     } catch (err) {
       throw new PlatformError('UNAVAILABLE', `the chain's genesis could not be stored${created.length ? `; created before the failure: ${created.join(', ')}` : ''}`, { created }, { cause: err });
     }
-    await inTransaction(deps.pool, (client) => insertChain(client, genesis, codeHash));
+    try {
+      await inTransaction(deps.pool, (client) => insertChain(client, genesis, codeHash));
+    } catch (err) {
+      // the chain exists once its genesis is on the stream: the genesis consumer stores it when the database is back
+      deps.logger.warn({ err, chain: genesis.chainId }, 'a created chain could not be stored yet; the genesis consumer will');
+    }
     created.push(genesis.chainId);
   }
   return created;

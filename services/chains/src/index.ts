@@ -43,6 +43,8 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
   };
   try {
     const pool = createPool(options.databaseUrl);
+    // an idle connection the server drops must not end the process: the next query reconnects
+    pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
     undo.push(() => pool.end());
     await migrate(pool);
     const nc = await connectBus({ url: options.natsUrl, name: 'chains', logger });
@@ -53,7 +55,7 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     const js = jetstream(nc);
     const consumers = await startConsumers({ js, jsm, pool, logger });
     undo.unshift(() => consumers.stop());
-    const deps = { nc, js, pool, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
+    const deps = { nc, js, pool, logger, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
     const service = await serve(nc, { name: 'chains', version: VERSION, description: 'private chains: creation, records, membership', logger }, chainsHandlers(deps));
     undo.unshift(() => service.stop());
     await nc.flush();
