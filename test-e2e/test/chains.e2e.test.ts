@@ -15,9 +15,10 @@ const LEDGER = `
 contract Ledger {
   string public note;
   uint public total;
+  string public lastBy;
   event Noted(string note, uint amount);
-  constructor(string _note) { note = _note; }
-  function add(string _note, uint amount) { note = _note; total += amount; emit Noted(_note, amount); }
+  constructor(string _note) { note = _note; lastBy = tx.organization; }
+  function add(string _note, uint amount) { note = _note; total += amount; lastBy = tx.organization + "/" + tx.username; emit Noted(_note, amount); }
 }`;
 
 const GOVERNANCE = '0000000000000000000000000000000000000100';
@@ -116,6 +117,10 @@ describe('private chains on a node', () => {
       const rows = await eventually(() => get(user, `/cirrus/search/Ledger?chainId=eq.${chain}&select=address,chainId,note,total`), (r) => r.status === 200 && r.body[0]?.total === 5);
       expect(rows.body).toEqual([{ address: ledger, chainId: chain, note: 'from B', total: 5 }]);
       expect((await get(user, `/cirrus/search/Ledger.Noted?chainId=eq.${chain}&select=note,amount`)).body).toEqual([{ note: 'from B', amount: '5' }]);
+      // the senders' certificates (the main chain's registry) reach a private chain's contracts through its blocks,
+      // and the uploader's organization names the table
+      expect((await get(user, `/cirrus/search/A-Ledger?chainId=eq.${chain}&select=lastBy`)).body).toEqual([{ lastBy: 'B/bob' }]);
+      expect((await get(user, `/cirrus/search/history@A-Ledger?chainId=eq.${chain}&select=lastBy&order=block_number.asc`)).body).toEqual([{ lastBy: 'A' }, { lastBy: 'B/bob' }]);
       expect(await everything(user)).toEqual(seesAll);
     }
     // the contract is on the chain, not on the main chain: the (address, chain) pair decides

@@ -69,6 +69,12 @@ export interface BlockHeader {
   stateRoot: Hash;
   /** address of the proposing node's key */
   proposer: Address;
+  /**
+   * Private chains only: the root of `Block.identities`, so that the
+   * identities a block was executed with are part of what its hash and
+   * signature cover. Absent on the main chain (it reads its own registry).
+   */
+  identitiesRoot?: Hash;
 }
 
 export interface Block {
@@ -78,6 +84,14 @@ export interface Block {
   transactions: Transaction[];
   /** the proposer's signature over the hash: r, s, v */
   signature: { r: string; s: string; v: number } | null;
+  /**
+   * Private chains only: each sender's certificate (PEM) as the main chain's
+   * registry held it when the block was proposed — a private chain has no
+   * registry of its own, and re-executing the block later must see the same
+   * identities (`tx.username`, `tx.organization`, …, the creator's
+   * organization of new contracts). Senders without one are absent.
+   */
+  identities?: Record<Address, string>;
 }
 
 // ---------------------------------------------------------------------------

@@ -6,5 +6,5 @@ export { certificateFields, certificateSignedBy, certificateSignedByKey, signatu
 export { certificateContractOf, userCertFields, validCertificateOf, type RegisteredCertificate } from './state.js';
 export { RESERVED_CONTRACT_NAMES, isReservedContractName, isRegistration, REGISTER_FUNCTION, REGISTRATION_GAS_LIMIT, registrationFields } from './rules.js';
 export { registryGenesisContract } from './genesis.js';
-export { identityHooks, identityOf, type IdentityHooks } from './vm-hooks.js';
+export { identityHooks, identityOf, identityOfCertificate, type IdentityHooks } from './vm-hooks.js';
 export { nodeCaFiles, readNodeCa, type NodeCaFiles, type NodeCaSource } from './node-ca.js';

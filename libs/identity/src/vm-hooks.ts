@@ -33,3 +33,16 @@ export function identityOf(
   const c = validCertificateOf(state, address, at);
   return c ? { username: c.commonName, organization: c.organization, organizationalUnit: c.organizationalUnit, certificate: c.certificateString } : null;
 }
+
+/**
+ * A sender's identity from a certificate carried by a private chain's block
+ * (`Block.identities`): its fields, provided the certificate parses and binds
+ * the sender's address; null otherwise. Whether it was registered and valid
+ * when the block was proposed is the proposer's word (the main chain's
+ * registry at that time), as the block's signature says.
+ */
+export function identityOfCertificate(pem: string, address: string): ReturnType<typeof identityOf> {
+  const c = certificateFields(pem);
+  if (c.error !== '' || c.userAddress !== address) return null;
+  return { username: c.commonName, organization: c.organization, organizationalUnit: c.organizationalUnit, certificate: c.certificateString };
+}

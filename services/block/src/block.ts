@@ -8,9 +8,13 @@ const utf8 = new TextEncoder();
 export const ZERO_HASH = '0'.repeat(64);
 export const ZERO_ADDRESS = '0'.repeat(40);
 
-/** RLP `[chainId, number, parentHash, timestamp, transactionsRoot, stateRoot, proposer]`; the main chain's ID is the empty string. */
+/**
+ * RLP `[chainId, number, parentHash, timestamp, transactionsRoot, stateRoot,
+ * proposer]`, plus `identitiesRoot` on a private chain's blocks that carry
+ * identities; the main chain's ID is the empty string.
+ */
 export function headerRlp(h: BlockHeader): Uint8Array {
-  return rlpEncode([
+  const fields: RlpInput[] = [
     hexToBytes(h.chainId),
     h.number,
     hexToBytes(h.parentHash),
@@ -18,7 +22,17 @@ export function headerRlp(h: BlockHeader): Uint8Array {
     hexToBytes(h.transactionsRoot),
     hexToBytes(h.stateRoot),
     hexToBytes(h.proposer),
-  ]);
+  ];
+  if (h.identitiesRoot !== undefined) fields.push(hexToBytes(h.identitiesRoot));
+  return rlpEncode(fields);
+}
+
+/** Keccak-256 of the RLP of `[[address, certificate PEM], …]` sorted by address. */
+export function identitiesRoot(identities: Record<string, string>): Hash {
+  const entries = Object.keys(identities)
+    .sort()
+    .map((address): RlpInput => [hexToBytes(address), utf8.encode(identities[address])]);
+  return bytesToHex(keccak256(rlpEncode(entries)));
 }
 
 export function blockHash(h: BlockHeader): Hash {
@@ -60,10 +74,10 @@ export function transactionsRoot(txs: Transaction[]): Hash {
   return bytesToHex(trieRootOf(txs.map((tx, i) => [rlpEncode(i), transactionLeaf(tx)])));
 }
 
-export function signBlock(header: BlockHeader, transactions: Transaction[], key: KeyPair): Block {
+export function signBlock(header: BlockHeader, transactions: Transaction[], key: KeyPair, identities?: Record<string, string>): Block {
   const hash = blockHash(header);
   const sig = sign(hexToBytes(hash), key.privateKey);
-  return { hash, header, transactions, signature: { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v } };
+  return { hash, header, transactions, signature: { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v }, ...(identities ? { identities } : {}) };
 }
 
 /** Why a block's hash or signature is wrong, or null when both are right. */
@@ -79,5 +93,12 @@ export function blockIntegrityError(block: Block): string | null {
     return 'its signature does not recover';
   }
   if (signer !== block.header.proposer) return `it is signed by ${signer}, not by its proposer ${block.header.proposer}`;
+  if ((block.identities === undefined) !== (block.header.identitiesRoot === undefined)) return 'its identities and its header\'s identitiesRoot do not come together';
+  if (block.identities !== undefined) {
+    const entries = typeof block.identities === 'object' && block.identities !== null ? Object.entries(block.identities) : null;
+    if (!entries || entries.some(([address, pem]) => !/^[0-9a-f]{40}$/.test(address) || typeof pem !== 'string')) return 'its identities are not a map of addresses to certificates';
+    const root = identitiesRoot(block.identities);
+    if (root !== block.header.identitiesRoot) return `its identities root is ${root}, its header says ${block.header.identitiesRoot}`;
+  }
   return null;
 }

@@ -18,7 +18,7 @@ import { ChainStore, type Head } from './state/store.js';
 
 export { loadBlockSettings, DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
 export { ChainHalted, type BlockHooks } from './chain/worker.js';
-export { blockHash, blockIntegrityError, headerRlp, signBlock, transactionLeaf, transactionsRoot } from './block.js';
+export { blockHash, blockIntegrityError, headerRlp, identitiesRoot, signBlock, transactionLeaf, transactionsRoot } from './block.js';
 export { EVM_UNAVAILABLE, evmExecutor, unavailableEvm } from './exec/evm.js';
 export type { VmExecutor, VmExecutors, VmOutcome } from './exec/vm.js';
 export type { Head } from './state/store.js';
@@ -91,7 +91,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     undo.unshift(() => worker.stop());
     await worker.start();
     const held = new Map<string, HeldChain>([[chain, { chainId: chain, store }]]);
-    const privateChains = new PrivateChains({ js, dataDir, logger, held, workerOptions: shared });
+    const privateChains = new PrivateChains({ js, dataDir, logger, held, workerOptions: shared, mainState: store });
     undo.unshift(() => privateChains.stop());
     await privateChains.start();
     // answered once block 0 is applied: the account lookup never sees a store without a head

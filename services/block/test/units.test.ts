@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { ConfigError, type Transaction } from '@platform/common';
-import { bytesToHex, contractAddress, rlpEncode } from '@platform/crypto';
+import { bytesToHex, contractAddress, generateKeyPair, rlpEncode } from '@platform/crypto';
 import { MemoryWorldState } from '@platform/solidvm';
 import { Mempool } from '../src/chain/mempool.js';
 import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
-import { DEFAULT_EXECUTORS } from '../src/index.js';
+import { DEFAULT_EXECUTORS, blockHash, blockIntegrityError, identitiesRoot, signBlock } from '../src/index.js';
 import { loadBlockSettings } from '../src/settings.js';
 import { Overlay } from '../src/state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot } from '../src/state/root.js';
@@ -187,5 +187,24 @@ describe('execution with gas', () => {
     expect(poor.receipts[0]).toMatchObject({ status: 'Failure' });
     expect(poor.receipts[0].message).toMatch(/^insufficient balance/);
     expect(state.getAccount(alice.address)).toMatchObject({ nonce: 2n, balance: 0n });
+  });
+});
+
+describe('a private chain block\'s identities', () => {
+  const key = generateKeyPair();
+  const header = { chainId: 'ab'.repeat(32), number: 1, parentHash: '0'.repeat(64), timestamp: 1, transactionsRoot: '0'.repeat(64), stateRoot: '0'.repeat(64), proposer: key.address };
+
+  test('are covered by the header (hash and signature); a block without them hashes as before', () => {
+    const identities = { ['a1'.repeat(20)]: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n' };
+    const plain = signBlock(header, [], key);
+    const carrying = signBlock({ ...header, identitiesRoot: identitiesRoot(identities) }, [], key, identities);
+    expect(blockIntegrityError(plain)).toBeNull();
+    expect(blockIntegrityError(carrying)).toBeNull();
+    expect(carrying.hash).not.toBe(plain.hash);
+    expect(blockHash(header)).toBe(plain.hash);
+    // another certificate for the same sender, or one dropped: the root no longer matches
+    expect(blockIntegrityError({ ...carrying, identities: { ['a1'.repeat(20)]: 'forged' } })).toMatch(/identities root/);
+    expect(blockIntegrityError({ ...carrying, identities: undefined })).toMatch(/do not come together/);
+    expect(blockIntegrityError({ ...plain, identities })).toMatch(/do not come together/);
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
 import type { ChainId, Genesis, Logger } from '@platform/common';
 import { STREAMS, chainToken } from '@platform/bus';
+import { validCertificateOf } from '@platform/identity';
 import type { HeldChain } from '../endpoints.js';
 import { ChainStore } from '../state/store.js';
 import { privateGenesisError } from './private-genesis.js';
@@ -20,7 +21,9 @@ export interface PrivateChainsOptions {
   /** the chains this node answers for (the main chain's included): new ones are added here */
   held: Map<ChainId, HeldChain>;
   /** what every worker shares (keys, settings, VMs, …) */
-  workerOptions: Omit<ChainWorkerOptions, 'genesis' | 'store' | 'durable' | 'hooks'>;
+  workerOptions: Omit<ChainWorkerOptions, 'genesis' | 'store' | 'durable' | 'hooks' | 'mainChainCertificate'>;
+  /** the main chain's applied state, whose certificate registry gives a private chain's senders their identities */
+  mainState: Pick<ChainStore, 'getStorage'>;
 }
 
 interface Stoppable {
@@ -75,7 +78,8 @@ export class PrivateChains {
     }
     const token = chainToken(genesis.chainId);
     const store = new ChainStore(join(this.o.dataDir, 'block', token));
-    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, durable: `block-${token}` });
+    const mainChainCertificate = (address: string, at: number) => validCertificateOf(this.o.mainState, address, at)?.certificateString ?? null;
+    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, durable: `block-${token}`, mainChainCertificate });
     try {
       await worker.start();
     } catch (err) {

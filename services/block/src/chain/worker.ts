@@ -17,10 +17,11 @@
 //   `<chain>:<height>`; on start, whatever is still in the outbox is published.
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { JetStreamApiError } from '@nats-io/jetstream';
-import type { Block, BlockHeader, ChainId, ExecResult, Genesis, Logger, Receipt, Transaction } from '@platform/common';
+import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type Transaction } from '@platform/common';
+import { identityOfCertificate } from '@platform/identity';
 import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer } from '@platform/bus';
 import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
-import { blockHash, blockIntegrityError, signBlock, transactionsRoot } from '../block.js';
+import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
 import type { VmExecutors } from '../exec/vm.js';
 import { applyGenesisState, genesisHash, genesisHeader, parentOf } from '../genesis.js';
@@ -57,6 +58,13 @@ export interface ChainWorkerOptions {
   durable: string;
   /** the server's largest message, which bounds a block's size */
   maxPayload: number;
+  /**
+   * Private chains: a sender's valid certificate (PEM) in the main chain's
+   * registry at a time (seconds), or null. The proposer puts its senders'
+   * certificates in the block (`Block.identities`), so that execution — here
+   * and on every re-execution — sees the same identities.
+   */
+  mainChainCertificate?: (address: string, at: number) => string | null;
   hooks?: BlockHooks;
 }
 
@@ -210,8 +218,10 @@ export class ChainWorker {
 
   // --- proposing ------------------------------------------------------------------
 
-  private env(header: Pick<BlockHeader, 'number' | 'timestamp'>): BlockEnv {
+  private env(header: Pick<BlockHeader, 'number' | 'timestamp'>, identities?: Record<string, string>): BlockEnv {
     return {
+      // a private chain has no registry: its senders' identities are the block's (none in a block without them)
+      ...(this.chainId === MAIN_CHAIN ? {} : { senderIdentities: parseIdentities(identities ?? {}) }),
       chainId: this.chainId,
       number: header.number,
       timestamp: header.timestamp,
@@ -227,8 +237,9 @@ export class ChainWorker {
     const parent = this.head;
     const number = parent.header.number + 1;
     const timestamp = Math.max(parent.header.timestamp, Math.floor(Date.now() / 1000));
+    const identities = this.senderCertificates(txs, timestamp);
     const overlay = new Overlay(this.o.store, this.chainId);
-    const { receipts, executed } = await executeBlock(overlay, txs, this.env({ number, timestamp }));
+    const { receipts, executed } = await executeBlock(overlay, txs, this.env({ number, timestamp }, identities));
     const root = await this.stateRoot(overlay, parent);
     const header: BlockHeader = {
       chainId: this.chainId,
@@ -238,8 +249,9 @@ export class ChainWorker {
       transactionsRoot: transactionsRoot(txs),
       stateRoot: bytesToHex(root.root),
       proposer: this.o.key.address,
+      ...(identities ? { identitiesRoot: identitiesRoot(identities) } : {}),
     };
-    const block = signBlock(header, txs, this.o.key);
+    const block = signBlock(header, txs, this.o.key, identities);
     await this.hook('beforeAppend', block);
     const seq = await this.append(block, parent.seq);
     if (seq === null) {
@@ -250,6 +262,19 @@ export class ChainWorker {
     }
     await this.hook('afterAppend', block);
     await this.commit(block, seq, overlay, root, receipts, executed);
+  }
+
+  /** A private chain's senders' certificates for a block proposed at `at`; undefined on the main chain. */
+  private senderCertificates(txs: Transaction[], at: number): Record<string, string> | undefined {
+    const lookup = this.o.mainChainCertificate;
+    if (this.chainId === MAIN_CHAIN || !lookup) return undefined;
+    const out: Record<string, string> = {};
+    for (const tx of txs) {
+      if (tx.from in out) continue;
+      const pem = lookup(tx.from, at);
+      if (pem !== null) out[tx.from] = pem;
+    }
+    return out;
   }
 
   /** Appends the block after `expectedSeq`; its sequence, or null when another block got there first. */
@@ -338,7 +363,7 @@ export class ChainWorker {
     const txRoot = transactionsRoot(block.transactions);
     if (txRoot !== h.transactionsRoot) throw refuse(`its transactions root is ${txRoot}, its header says ${h.transactionsRoot}`);
     const overlay = new Overlay(this.o.store, this.chainId);
-    const { receipts, executed } = await executeBlock(overlay, block.transactions, this.env(h));
+    const { receipts, executed } = await executeBlock(overlay, block.transactions, this.env(h, block.identities));
     const root = await this.stateRoot(overlay, parent);
     const stateRoot = bytesToHex(root.root);
     if (stateRoot !== h.stateRoot) throw refuse(`executing it here gives state root ${stateRoot}, its header says ${h.stateRoot}`);
@@ -468,4 +493,14 @@ export class ChainWorker {
     this.mempool.add({ tx, msg: m, since: Date.now(), bytes: m.data.length });
     this.wake();
   }
+}
+
+/** The identities a private chain's block carries, for execution: only certificates that bind their sender's address count. */
+function parseIdentities(identities: Record<string, string>): Map<string, NonNullable<ReturnType<typeof identityOfCertificate>>> {
+  const out = new Map<string, NonNullable<ReturnType<typeof identityOfCertificate>>>();
+  for (const [address, pem] of Object.entries(identities)) {
+    const identity = identityOfCertificate(pem, address);
+    if (identity) out.set(address, identity);
+  }
+  return out;
 }

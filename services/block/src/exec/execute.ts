@@ -12,6 +12,8 @@ import { gasTable } from '@platform/solidvm';
 import { ZERO_ADDRESS } from '../block.js';
 import { failedOutcome, type VmExecutors, type VmOutcome } from './vm.js';
 
+type Identity = ExecutionContext['identity'];
+
 export interface BlockEnv {
   chainId: string;
   number: number;
@@ -24,6 +26,12 @@ export interface BlockEnv {
   executors: VmExecutors;
   /** executed on this chain in an earlier block (the dedupe record) */
   isExecuted(hash: string): boolean;
+  /**
+   * A private chain's senders' identities, from the block's `identities`
+   * (it has no registry of its own); absent on the main chain, which reads
+   * its registry. A sender missing from the map has none.
+   */
+  senderIdentities?: ReadonlyMap<string, Identity>;
 }
 
 export interface BlockExecution {
@@ -41,8 +49,6 @@ function account(state: WorldState, address: Address): AccountState {
 function vmOfMetadata(tx: Transaction): VmKind {
   return tx.metadata.VM === 'SolidVM' ? 'SolidVM' : 'EVM';
 }
-
-type Identity = ExecutionContext['identity'];
 
 /**
  * Senders' identities within one block: the block's time is fixed, and only
@@ -74,7 +80,7 @@ function contextOf(state: WorldState, env: BlockEnv, tx: Transaction, n: { gasPr
     // the registry run without one: the Certificate contracts they create
     // belong to the network, not to the caller's organization (cirrus names
     // tables after the creator's organization).
-    identity: tx.to === REGISTRY_ADDRESS ? null : identities.of(state, tx.from, env.timestamp),
+    identity: env.senderIdentities ? (env.senderIdentities.get(tx.from) ?? null) : tx.to === REGISTRY_ADDRESS ? null : identities.of(state, tx.from, env.timestamp),
     protocol: env.protocol,
     gasEnabled: env.gasEnabled,
     parentChain: env.parentChain ?? null,
