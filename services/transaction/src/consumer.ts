@@ -16,7 +16,7 @@ import type { ExecResult, Logger, TxResult } from '@platform/common';
 import { inTransaction, type Db } from './db.js';
 import type { Faults } from './outbox.js';
 import { finalResult } from './results.js';
-import { admittedBodies, insertResults, lockExecProgress, readResults, setExecProgress, type FinalResult } from './store.js';
+import { insertResults, lockExecProgressWithBodies, readResults, type FinalResult } from './store.js';
 
 export const EXEC_CONSUMER = 'transaction-results';
 /** ack wait of execution results: one message at a time, so a crashed instance's message blocks every later result until it comes back */
@@ -44,16 +44,16 @@ export async function declareExecConsumer(jsm: JetStreamManager, ackWaitMs: numb
 export async function recordExecResult(pool: Db, seq: number, exec: ExecResult): Promise<{ applied: boolean; results: TxResult[] }> {
   const hashes = exec.receipts.map((r) => r.transactionHash);
   const outcome = await inTransaction(pool, async (client) => {
-    if (seq <= (await lockExecProgress(client, EXEC_CONSUMER))) return null;
-    const admitted = await admittedBodies(client, hashes);
+    // two statements in all: progress and bodies, then results and progress
+    const { lastSeq, admitted } = await lockExecProgressWithBodies(client, EXEC_CONSUMER, hashes);
+    if (seq <= lastSeq) return null;
     const finals: FinalResult[] = exec.receipts.map((receipt) => ({
       hash: receipt.transactionHash,
       chainId: exec.chainId,
       blockNumber: exec.block.number,
       result: finalResult(exec, receipt, admitted.get(receipt.transactionHash)),
     }));
-    const inserted = await insertResults(client, finals, seq);
-    await setExecProgress(client, EXEC_CONSUMER, seq);
+    const inserted = await insertResults(client, EXEC_CONSUMER, finals, seq);
     return { finals, inserted };
   });
   if (outcome && outcome.inserted.size === outcome.finals.length) return { applied: true, results: outcome.finals.map((f) => f.result) };

@@ -139,21 +139,24 @@ export async function readResults(pool: Db, hashes: string[]): Promise<Array<TxR
   });
 }
 
-/** The admitted transactions among `hashes`, as they were published. */
-export async function admittedBodies(client: Client, hashes: string[]): Promise<Map<string, Transaction>> {
-  const { rows } = await client.query<{ hash: string; body: string }>('SELECT hash, body FROM tx.transactions WHERE hash = ANY($1::text[])', [hashes]);
-  return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as Transaction]));
-}
-
-/** Locks the consumer's progress row for the caller's transaction; the last applied sequence, 0 before any. */
-export async function lockExecProgress(client: Client, consumer: string): Promise<number> {
-  await client.query('INSERT INTO tx.exec_progress (consumer, last_seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [consumer]);
-  const { rows } = await client.query<{ last_seq: string }>('SELECT last_seq FROM tx.exec_progress WHERE consumer = $1 FOR UPDATE', [consumer]);
-  return Number(rows[0].last_seq);
-}
-
-export async function setExecProgress(client: Client, consumer: string, seq: number): Promise<void> {
-  await client.query('UPDATE tx.exec_progress SET last_seq = $2 WHERE consumer = $1', [consumer, seq]);
+/**
+ * Locks the consumer's progress row for the caller's transaction and reads,
+ * in the same round trip, the admitted transactions among `hashes` (as they
+ * were published): the last applied sequence (0 before any) and the bodies.
+ */
+export async function lockExecProgressWithBodies(client: Client, consumer: string, hashes: string[]): Promise<{ lastSeq: number; admitted: Map<string, Transaction> }> {
+  const { rows } = await client.query<{ last_seq: string; hash: string | null; body: string | null }>(
+    `WITH progress AS (
+       INSERT INTO tx.exec_progress AS p (consumer, last_seq) VALUES ($1, 0)
+       ON CONFLICT (consumer) DO UPDATE SET consumer = p.consumer
+       RETURNING last_seq
+     )
+     SELECT progress.last_seq, t.hash, t.body FROM progress LEFT JOIN tx.transactions t ON t.hash = ANY($2::text[])`,
+    [consumer, hashes],
+  );
+  const admitted = new Map<string, Transaction>();
+  for (const row of rows) if (row.hash !== null && row.body !== null) admitted.set(row.hash, JSON.parse(row.body) as Transaction);
+  return { lastSeq: Number(rows[0].last_seq), admitted };
 }
 
 export interface FinalResult {
@@ -163,11 +166,15 @@ export interface FinalResult {
   result: TxResult;
 }
 
-/** Inserts final results; a hash that already has one keeps it. Answers the hashes actually inserted. */
-export async function insertResults(client: Client, results: FinalResult[], execSeq: number): Promise<Set<string>> {
-  if (results.length === 0) return new Set();
+/**
+ * Inserts final results — a hash that already has one keeps it — and moves
+ * the consumer's progress to `execSeq`, in one statement. Answers the hashes
+ * actually inserted.
+ */
+export async function insertResults(client: Client, consumer: string, results: FinalResult[], execSeq: number): Promise<Set<string>> {
   const { rows } = await client.query<{ hash: string }>(
-    `INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
+    `WITH progress AS (UPDATE tx.exec_progress SET last_seq = $7 WHERE consumer = $8)
+     INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
      SELECT h, c, s, b, r::jsonb, d::jsonb, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(h, c, s, b, r, d)
      ON CONFLICT (hash) DO NOTHING
      RETURNING hash`,
@@ -179,6 +186,7 @@ export async function insertResults(client: Client, results: FinalResult[], exec
       results.map((r) => JSON.stringify(r.result.txResult)),
       results.map((r) => (r.result.data === null ? null : JSON.stringify(r.result.data))),
       execSeq,
+      consumer,
     ],
   );
   return new Set(rows.map((row) => row.hash));
