@@ -1,6 +1,8 @@
 // The chains service's PostgreSQL schema `chains`, migrated at start under an
 // advisory lock (instances starting together migrate one after the other).
-import pg from 'pg';
+import { createPool as createPgPool, inTransaction, migrateSchema, type Db } from '@platform/pg';
+
+export { inTransaction, type Client, type Db } from '@platform/pg';
 
 const MIGRATION_LOCK = 0x63686e73; // "chns"
 
@@ -28,38 +30,10 @@ const MIGRATIONS: string[] = [
    CREATE INDEX ON chains.members (org_name) WHERE access;`,
 ];
 
-export type Db = pg.Pool;
-export type Client = pg.PoolClient;
-
 export function createPool(databaseUrl: string): Db {
-  return new pg.Pool({ connectionString: databaseUrl, max: 5, connectionTimeoutMillis: 5_000, application_name: 'chains' });
+  return createPgPool(databaseUrl, { applicationName: 'chains', max: 5 });
 }
 
 export async function migrate(pool: Db): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE SCHEMA IF NOT EXISTS chains');
-    await client.query('CREATE TABLE IF NOT EXISTS chains.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM chains.migrations');
-    for (let version = (rows[0].version ?? 0) + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1]);
-      await client.query('INSERT INTO chains.migrations (version) VALUES ($1)', [version]);
-    }
-  });
-}
-
-/** Runs `work` in one database transaction: committed when it returns, rolled back when it throws. */
-export async function inTransaction<T>(pool: Db, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  await inTransaction(pool, (client) => migrateSchema(client, { schema: 'chains', lock: MIGRATION_LOCK, migrations: MIGRATIONS }));
 }

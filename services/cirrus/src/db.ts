@@ -5,15 +5,11 @@
 // the consumer's progress; the indexed
 // tables themselves (`cirrus.c_<n>`) are created by the indexer as contracts
 // appear, never named after anything a user wrote.
-import pg from 'pg';
+import { createPool as createPgPool, dropSchema, inTransaction, migrateSchema, type Db, type Migration } from '@platform/pg';
+
+export { inTransaction, type Client, type Db } from '@platform/pg';
 
 const MIGRATION_LOCK = 0x63697272; // "cirr"
-
-interface Migration {
-  sql: string;
-  /** the read model's shape changed: on an existing schema, drop it and rebuild it from `exec.*` */
-  rebuild?: true;
-}
 
 // Append only: an applied migration is never edited; a change is a new entry.
 const MIGRATIONS: Migration[] = [
@@ -82,12 +78,11 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-export type Db = pg.Pool;
-export type Client = pg.PoolClient;
-
 export function createPool(databaseUrl: string): Db {
-  return new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, application_name: 'cirrus' });
+  return createPgPool(databaseUrl, { applicationName: 'cirrus', max: 10 });
 }
+
+const SCHEMA = { schema: 'cirrus', lock: MIGRATION_LOCK, migrations: MIGRATIONS };
 
 /**
  * Brings the schema up to date; answers whether the read model must be
@@ -95,48 +90,11 @@ export function createPool(databaseUrl: string): Db {
  * schema: the schema was dropped and created anew, the caller replays `exec.*`).
  */
 export async function migrate(pool: Db): Promise<{ rebuild: boolean }> {
-  return inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE SCHEMA IF NOT EXISTS cirrus');
-    await client.query('CREATE TABLE IF NOT EXISTS cirrus.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM cirrus.migrations');
-    const current = rows[0].version ?? 0;
-    const rebuild = current > 0 && MIGRATIONS.slice(current).some((m) => m.rebuild);
-    if (rebuild) await dropSchema(client);
-    for (let version = rebuild ? 1 : current + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1].sql);
-      await client.query('INSERT INTO cirrus.migrations (version) VALUES ($1)', [version]);
-    }
-    return { rebuild };
-  });
+  const { rebuilt } = await inTransaction(pool, (client) => migrateSchema(client, SCHEMA));
+  return { rebuild: rebuilt };
 }
 
 /** The read model gone: the schema dropped and created empty (for a rebuild from the stream). */
 export async function dropReadModel(pool: Db): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await dropSchema(client);
-  });
-}
-
-async function dropSchema(client: Client): Promise<void> {
-  await client.query('DROP SCHEMA IF EXISTS cirrus CASCADE');
-  await client.query('CREATE SCHEMA cirrus');
-  await client.query('CREATE TABLE cirrus.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-}
-
-/** Runs `work` in one database transaction: committed when it returns, rolled back when it throws. */
-export async function inTransaction<T>(pool: Db, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  await inTransaction(pool, (client) => dropSchema(client, SCHEMA));
 }

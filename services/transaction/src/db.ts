@@ -1,8 +1,10 @@
 // The service's PostgreSQL schema `tx`, migrated at every start under an
 // advisory lock (instances starting together migrate one after the other,
 // the later ones finding nothing to do), and the connection helpers.
-import pg from 'pg';
-import { PlatformError } from '@platform/common';
+import type pg from 'pg';
+import { createPool as createPgPool, inTransaction as inPgTransaction, migrateSchema, unavailableOr, type Client, type Db } from '@platform/pg';
+
+export type { Client, Db } from '@platform/pg';
 
 /** Arbitrary but fixed: every instance of the service takes the same lock. */
 const MIGRATION_LOCK = 0x7478; // "tx"
@@ -88,75 +90,35 @@ const MIGRATIONS: string[] = [
    END $$;`,
 ];
 
-export type Db = pg.Pool;
+/** what a connection failure says: the client should retry (503) */
+const OWNER = 'the transaction service';
 
 export function createPool(databaseUrl: string, options: { max?: number; asyncCommit?: boolean } = {}): Db {
-  return new pg.Pool({
-    connectionString: databaseUrl,
+  return createPgPool(databaseUrl, {
+    applicationName: 'transaction',
     max: options.max ?? 20,
-    // a bounded wait for a connection, so that requests fail with 503 when the database is down instead of hanging
-    connectionTimeoutMillis: 5_000,
-    application_name: 'transaction',
     // for writes whose loss in a crash costs nothing but a repeat (see Outbox): no wait for the WAL flush
-    ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+    ...(options.asyncCommit ? { synchronousCommit: false } : {}),
   });
 }
 
 /** Migrates the schema and runs `prepare` (start-time set-up that must not race another instance) under the lock. */
-export async function migrate(pool: Db, prepare: (client: pg.PoolClient) => Promise<void> = async () => {}): Promise<void> {
+export async function migrate(pool: Db, prepare: (client: Client) => Promise<void> = async () => {}): Promise<void> {
   await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE SCHEMA IF NOT EXISTS tx');
-    await client.query('CREATE TABLE IF NOT EXISTS tx.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM tx.migrations');
-    for (let version = (rows[0].version ?? 0) + 1; version <= MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version - 1]);
-      await client.query('INSERT INTO tx.migrations (version) VALUES ($1)', [version]);
-    }
+    await migrateSchema(client, { schema: 'tx', lock: MIGRATION_LOCK, migrations: MIGRATIONS });
     await prepare(client);
   });
 }
 
-/** Runs `work` in one database transaction: committed when it returns, rolled back when it throws. */
-export async function inTransaction<T>(pool: Db, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await connect(pool);
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw unavailableOr(err);
-  } finally {
-    client.release();
-  }
+/** Runs `work` in one database transaction: committed when it returns, rolled back when it throws; a database that is down is a 503. */
+export function inTransaction<T>(pool: Db, work: (client: Client) => Promise<T>): Promise<T> {
+  return inPgTransaction(pool, work, OWNER);
 }
 
 export async function query<R extends pg.QueryResultRow>(pool: Db, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
   try {
     return await pool.query<R>(text, values);
   } catch (err) {
-    throw unavailableOr(err);
+    throw unavailableOr(err, OWNER);
   }
-}
-
-async function connect(pool: Db): Promise<pg.PoolClient> {
-  try {
-    return await pool.connect();
-  } catch (err) {
-    throw unavailableOr(err);
-  }
-}
-
-/** Connection failures (as opposed to a bad query) are 503: the client should retry. */
-function unavailableOr(err: unknown): unknown {
-  if (err instanceof PlatformError) return err;
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  const down =
-    code.startsWith('08') ||
-    ['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(String(e?.message ?? ''));
-  return down ? new PlatformError('UNAVAILABLE', "the transaction service's database is not available; try again shortly", undefined, { cause: err }) : err;
 }

@@ -1,8 +1,8 @@
 // The vault's PostgreSQL schema `vault`: migrations, run at every start under
 // an advisory lock (two instances starting at once migrate one after the
 // other, the second finding nothing to do), and the queries of the key store.
-import pg from 'pg';
-import { PlatformError } from '@platform/common';
+import type pg from 'pg';
+import { createPool as createPgPool, inTransaction, migrateSchema, unavailableOr } from '@platform/pg';
 import { resolveMasterKey, type MetaStore } from './master-key.js';
 
 /** Arbitrary but fixed: every vault instance of a database takes the same lock. */
@@ -32,36 +32,15 @@ export interface UserRow {
 }
 
 export function createPool(databaseUrl: string): pg.Pool {
-  // a bounded wait for a connection, so that requests fail with 503 when the database is down instead of hanging
-  return new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: 5_000, application_name: 'vault' });
+  return createPgPool(databaseUrl, { applicationName: 'vault', max: 10 });
 }
 
 /** Migrates the schema and resolves the master key (refusing a wrong one), atomically under the lock. */
 export async function prepareDatabase(pool: pg.Pool, options: { password: string | null; dataDir: string }): Promise<Buffer> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await migrate(client);
-    const key = await resolveMasterKey(metaStore(client), options);
-    await client.query('COMMIT');
-    return key;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
-async function migrate(client: pg.PoolClient): Promise<void> {
-  await client.query('CREATE SCHEMA IF NOT EXISTS vault');
-  await client.query('CREATE TABLE IF NOT EXISTS vault.migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-  const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM vault.migrations');
-  for (let version = (rows[0].version ?? 0) + 1; version <= MIGRATIONS.length; version++) {
-    await client.query(MIGRATIONS[version - 1]);
-    await client.query('INSERT INTO vault.migrations (version) VALUES ($1)', [version]);
-  }
+  return inTransaction(pool, async (client) => {
+    await migrateSchema(client, { schema: 'vault', lock: MIGRATION_LOCK, migrations: MIGRATIONS });
+    return resolveMasterKey(metaStore(client), options);
+  });
 }
 
 function metaStore(client: pg.PoolClient): MetaStore {
@@ -113,14 +92,6 @@ async function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, v
   try {
     return await pool.query<R>(text, values);
   } catch (err) {
-    throw isUnavailable(err) ? new PlatformError('UNAVAILABLE', "the vault's database is not available; try again shortly", undefined, { cause: err }) : err;
+    throw unavailableOr(err, 'the vault');
   }
-}
-
-/** Connection failures (as opposed to a bad query): the client should retry, so 503. */
-function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown };
-  const code = typeof e?.code === 'string' ? e.code : '';
-  if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(String(e?.message ?? ''));
 }
