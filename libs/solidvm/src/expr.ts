@@ -1,6 +1,6 @@
 // Expressions → closures. Each expression is typed here, once; the closure
 // it becomes does only the work its static type requires.
-import { PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, VmFailure, panic } from './errors.js';
+import { PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, VmFailure, panic, revertWith } from './errors.js';
 import { compileCall, findError } from './calls.js';
 import { selectorOf } from './abi.js';
 import { compilerFor, type FnScope, type Local, type StateVar } from './compiler.js';
@@ -1349,10 +1349,19 @@ function memberAccess(sc: FnScope, node: Node): CE {
         case 'address':
           return { t: ADDRESS, ev: (f) => (bev(f) as AccountValue).address };
         default:
-          return addressMember(sc, { t: ADDRESS, ev: (f) => (bev(f) as AccountValue).address }, m, node);
+          // a block executes against its own chain's state only: another chain's balance, nonce or code
+          // would be read from this one's, a wrong answer given silently, so the read fails instead
+          return addressMember(sc, { t: ADDRESS, ev: (f) => localAccount(bev(f) as AccountValue, f.x.ctx.chainId, m) }, m, node);
       }
   }
   return err(node, `type ${typeName(t)} has no member ${m}`);
+}
+
+/** The address of an account of the executing chain; a revert naming the chain for an account of another one. */
+function localAccount(account: AccountValue, chainId: string, member: string): string {
+  const chain = account.chain === null ? chainId : account.chain === 'main' ? '' : account.chain;
+  if (chain !== chainId) revertWith(`account(…).${member}: the account is on ${chain === '' ? 'the main chain' : `chain ${chain}`}, and a transaction reads only the state of its own chain (${chainId === '' ? 'the main chain' : chainId})`);
+  return account.address;
 }
 
 function addressMember(sc: FnScope, A: CE, m: string, node: Node): CE {

@@ -25,6 +25,14 @@ export const cases: CorpusCase[] = [
     call('get', [BOB], [`${BOB}:main`, BOB]),
   ]),
   svm('account: balance, codehash and address of a contract', `function f() public view returns (uint, bool, address) { account me = account(address(this)); return (me.balance, me.codehash != bytes32(0), me.address); }`, [call('f', [], ['0', 'true', SELF])]),
+  svm('account: state of an account on this chain is read; of another chain the read fails naming both chains', `function f() public view returns (uint, uint) { return (account(address(this), "main").balance, account(address(this), "self").balance); } function g() public view returns (uint) { return account(address(this), 5).balance; }`, [
+    call('f', [], ['0', '0']),
+    fails('g', [], `account(…).balance: the account is on chain ${'0'.repeat(63)}5, and a transaction reads only the state of its own chain (the main chain)`),
+  ]),
+  svm('account: on a private chain, the main chain\'s accounts are another chain\'s', `function g(address a) public view returns (uint) { return account(a, "main").balance; } function h(address a) public view returns (uint) { return account(a).balance + account(a, "self").balance; }`, [
+    fails('g', [BOB], `account(…).balance: the account is on the main chain, and a transaction reads only the state of its own chain (${CHAIN})`),
+    call('h', [BOB], '0'),
+  ], { ctx: { chainId: CHAIN } }),
   svm('account: a contract reached through an account', '', [call('f', [], '5')], {
     src: `contract D { uint public v = 5; }\ncontract C { D d = new D(); function f() public view returns (uint) { account a = account(address(d)); return D(address(a)).v(); } }`,
   }),
