@@ -141,16 +141,29 @@ function createProvider(issuer: string, jwks: Jwks, ttl: number): Provider {
         },
       },
     },
-    // the platform takes the username from preferred_username (then sub) and
-    // the organization from `organization` (OAUTH_USERNAME_CLAIM, OAUTH_ORG_CLAIM)
+    // the platform takes the username from preferred_username (then sub), the
+    // organization from `organization` (OAUTH_USERNAME_CLAIM, OAUTH_ORG_CLAIM),
+    // the certificate's unit from `organizationalUnit`, and `roles` (`admin`
+    // may issue certificates): a development token carries what was asked for
     extraTokenClaims: (ctx, token) => {
       if (token.kind === 'ClientCredentials') return { preferred_username: token.clientId };
-      const organization = ctx.oidc.params?.organization;
-      return { preferred_username: token.accountId, ...(typeof organization === 'string' && organization !== '' ? { organization } : {}) };
+      const text = (name: string) => {
+        const value = ctx.oidc.params?.[name];
+        return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+      };
+      const organization = text('organization');
+      const organizationalUnit = text('organizationalUnit');
+      const roles = text('roles');
+      return {
+        preferred_username: token.accountId,
+        ...(organization ? { organization } : {}),
+        ...(organizationalUnit ? { organizationalUnit } : {}),
+        ...(roles ? { roles: roles.split(/[\s,]+/).filter((r) => r !== '') } : {}),
+      };
     },
   });
 
-  provider.registerGrantType<{ username?: string; organization?: string }>(
+  provider.registerGrantType<{ username?: string; organization?: string; organizationalUnit?: string; roles?: string }>(
     'password',
     async (ctx) => {
       const { username, resource = PLATFORM_RESOURCE } = ctx.oidc.params;
@@ -168,7 +181,7 @@ function createProvider(issuer: string, jwks: Jwks, ttl: number): Provider {
       const accessToken = await token.save();
       ctx.body = { access_token: accessToken, token_type: token.tokenType, expires_in: token.expiration };
     },
-    ['username', 'password', 'organization', 'resource'],
+    ['username', 'password', 'organization', 'organizationalUnit', 'roles', 'resource'],
   );
   return provider;
 }

@@ -76,6 +76,15 @@ describe('development identity provider', () => {
     const { payload } = await verify(idp, body.access_token as string);
     expect(payload.sub).toBe('bob');
     expect(payload).not.toHaveProperty('organization');
+    expect(payload).not.toHaveProperty('organizationalUnit');
+    expect(payload).not.toHaveProperty('roles');
+  });
+
+  test('an organizational unit and roles asked for are claims of the token (certificate OU; `admin` may issue certificates)', async () => {
+    const { status, body } = await passwordGrant(idp, { username: 'carol', organization: 'Acme', organizationalUnit: 'Ops', roles: 'admin auditor' });
+    expect(status).toBe(200);
+    const { payload } = await verify(idp, body.access_token as string);
+    expect(payload).toMatchObject({ preferred_username: 'carol', organization: 'Acme', organizationalUnit: 'Ops', roles: ['admin', 'auditor'] });
   });
 
   test('the password grant needs a username and accepts only the platform resource', async () => {
