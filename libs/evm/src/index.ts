@@ -2,7 +2,7 @@
 // compilation, ABI encoding and decoding, xabi. See README.md.
 export { createContract, callContract } from './exec.js';
 export type { ExecOutcome, CallRequest, CreateRequest } from './exec.js';
-export { compileSolidity, compileCacheStats, clearCompileCache, EVM_VERSION, SOLC_VERSION } from './solc.js';
+export { compileSolidity, compileUnitOffThread, compileCacheStats, clearCompileCache, EVM_VERSION, SOLC_VERSION } from './solc.js';
 export type { Compilation, CompiledContract } from './solc.js';
 export { SolidityCompileError, COMPILE_ERROR } from './errors.js';
 export type { FailureCode, SolcMessage } from './errors.js';

@@ -9,6 +9,7 @@ import type { AbiEntry } from './abi-types.js';
 import { SolidityCompileError, type SolcMessage } from './errors.js';
 import type { SolcStorageLayout } from './layout.js';
 import { Lru } from './lru.js';
+import { compileOffThread } from './solc-thread.js';
 import { indexAst, xabiOf, type AstIndex, type AstNode } from './xabi.js';
 
 /** The hardfork the EVM runs and solc targets: the two must agree. */
@@ -50,6 +51,8 @@ export interface CompiledUnit {
 
 const CACHE_LIMIT = 64;
 const cache = new Lru<string, CompiledUnit>(CACHE_LIMIT);
+/** sources that do not compile: the same errors again without another run */
+const failures = new Lru<string, SolidityCompileError>(CACHE_LIMIT);
 
 type Solc = { compile(input: string): string; version(): string };
 let solc: Solc | undefined;
@@ -88,23 +91,56 @@ function messageOf(e: any): SolcMessage {
   return m;
 }
 
-/** Compiles (or finds in the cache) every contract of the sources. Throws SolidityCompileError. */
-export function compileUnit(src: string | Record<string, string>): CompiledUnit {
+/** The standard-JSON input of some sources, and its cache key. */
+function inputOf(src: string | Record<string, string>): { sources: Record<string, string>; input: string; key: string } {
   const sources = normaliseSources(src);
   if (Object.keys(sources).length === 0) throw new SolidityCompileError([{ severity: 'error', type: 'InputError', message: 'no source given', formatted: 'no source given' }]);
   const input = standardInput(sources);
-  const key = keccak256Hex(input);
+  return { sources, input, key: keccak256Hex(input) };
+}
+
+/** What the caches know of an input: its unit, or its compile error (both deterministic), or nothing. */
+function cached(key: string): CompiledUnit | undefined {
   const hit = cache.get(key);
   if (hit) return hit;
-  const out = JSON.parse(loadSolc().compile(input));
+  const failed = failures.get(key);
+  if (failed) throw failed;
+  return undefined;
+}
+
+/** The unit of solc's output, cached; a SolidityCompileError, cached too, when the source does not compile. */
+function unitOf(key: string, sources: Record<string, string>, output: string): CompiledUnit {
+  const out = JSON.parse(output);
   const messages: SolcMessage[] = (out.errors ?? []).map(messageOf);
   const errors = messages.filter((m) => m.severity === 'error');
-  if (errors.length) throw new SolidityCompileError(errors);
+  if (errors.length) {
+    const err = new SolidityCompileError(errors);
+    failures.set(key, err);
+    throw err;
+  }
   const asts: AstNode[] = Object.values<any>(out.sources ?? {}).map((s) => s.ast);
   const idx = indexAst(asts);
   const unit: CompiledUnit = { key, sources, contracts: unitContracts(out, asts, idx), warnings: messages.filter((m) => m.severity !== 'error'), enums: Object.fromEntries(idx.enums) };
   cache.set(key, unit);
   return unit;
+}
+
+/** Compiles (or finds in the cache) every contract of the sources, on this thread. Throws SolidityCompileError. */
+export function compileUnit(src: string | Record<string, string>): CompiledUnit {
+  const { sources, input, key } = inputOf(src);
+  return cached(key) ?? unitOf(key, sources, loadSolc().compile(input));
+}
+
+/**
+ * The same as `compileUnit`, with solc on a worker thread, so that a new
+ * source does not hold this thread for the 0.3–2 s of a run; the unit lands in
+ * the same cache, so a later `compileUnit` of these sources costs nothing.
+ * Callers that must not block (the compile endpoint, a block about to be
+ * executed) compile this way first.
+ */
+export async function compileUnitOffThread(src: string | Record<string, string>): Promise<CompiledUnit> {
+  const { sources, input, key } = inputOf(src);
+  return cached(key) ?? unitOf(key, sources, await compileOffThread(input));
 }
 
 function unitContracts(out: any, asts: AstNode[], idx: AstIndex): CompiledContract[] {
@@ -191,4 +227,5 @@ export function compileCacheStats(): { hits: number; misses: number; size: numbe
 /** Empties the compile cache (tests). */
 export function clearCompileCache(): void {
   cache.clear();
+  failures.clear();
 }

@@ -1,6 +1,6 @@
 // solc compilation: outputs, the xabi in the platform's layout, compile
 // errors carrying solc's messages, and the cache.
-import { COMPILE_ERROR, SolidityCompileError, clearCompileCache, compileCacheStats, compileSolidity } from '../src/index.js';
+import { COMPILE_ERROR, SolidityCompileError, clearCompileCache, compileCacheStats, compileSolidity, compileUnitOffThread } from '../src/index.js';
 import { TOKEN } from './helpers.js';
 
 const SHOP = `// SPDX-License-Identifier: MIT
@@ -154,5 +154,28 @@ describe('compileSolidity', () => {
     compileSolidity({ 'lib.sol': LIB, 'shop.sol': SHOP });
     compileSolidity({ 'shop.sol': SHOP, 'lib.sol': LIB });
     expect(compileCacheStats()).toMatchObject({ hits: 2, misses: 2, size: 2 });
+  });
+
+  test('off this thread: the same unit, in the same cache, while this thread goes on; errors the same too', async () => {
+    clearCompileCache();
+    const src = TOKEN.replace('contract Token', 'contract Threaded');
+    const here = compileSolidity(src).contracts.Threaded;
+    clearCompileCache();
+    // this thread keeps running while solc works: timers fire during the compilation
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    const [unit, other] = await Promise.all([compileUnitOffThread(src), compileUnitOffThread({ 'lib.sol': LIB, 'shop.sol': SHOP })]);
+    clearInterval(ticker);
+    expect(ticks).toBeGreaterThan(3);
+    expect(JSON.parse(JSON.stringify(unit.contracts.find((c) => c.name === 'Threaded')))).toEqual(JSON.parse(JSON.stringify(here)));
+    expect(other.contracts.map((c) => c.name).sort()).toEqual(['Base', 'IShop', 'Shop', 'Util']);
+    // landed in the cache: the same object without another run
+    expect(compileSolidity(src).contracts.Threaded).toBe(unit.contracts.find((c) => c.name === 'Threaded'));
+    // a source that does not compile: the same SolidityCompileError, remembered
+    const bad = 'pragma solidity ^0.8.0; contract B { function f() public pure returns (uint) { return "x"; } }';
+    const err = await compileUnitOffThread(bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SolidityCompileError);
+    expect((err as SolidityCompileError).message).toMatch(/TypeError: Return argument type literal_string "x"/);
+    expect(() => compileSolidity(bad)).toThrow(err as Error);
   });
 });

@@ -7,24 +7,25 @@
 // A malformed item is VALIDATION_FAILED (400, the field named); source that
 // does not compile, or lacks the named contract, is UNPROCESSABLE (422): the
 // request is well formed, and the compiler's messages are in
-// `details.errors`. Compilation runs on this service's thread (solc takes
-// 0.3–2 s for a new source, a cache hit nothing), as an EVM upload does.
+// `details.errors`. solc runs on a worker thread (a new source takes it
+// 0.3–2 s; a cache hit nothing), so that compile requests never hold this
+// service's event loop, and with it the chains' blocks.
 import type { CompileItem, CompiledRecord } from '@platform/bus';
 import { PlatformError, type VmKind } from '@platform/common';
-import { SolidityCompileError, compileSolidity } from '@platform/evm';
+import { SolidityCompileError, compileSolidity, compileUnitOffThread } from '@platform/evm';
 import { SolidVMCompileError, compile as compileSolidVM } from '@platform/solidvm';
 
 /** More sources than any client compiles at once; bounds one request's work. */
 const MAX_ITEMS = 100;
 
-export function compileItems(request: unknown): CompiledRecord[] {
+export async function compileItems(request: unknown): Promise<CompiledRecord[]> {
   if (!Array.isArray(request)) throw invalid('body', 'must be a JSON array of {contractName?, source, vm?}');
   if (request.length === 0) throw invalid('body', 'must hold at least one item');
   if (request.length > MAX_ITEMS) throw invalid('body', `must hold at most ${MAX_ITEMS} items, got ${request.length}`);
-  return request.flatMap((raw, i) => {
-    const item = itemOf(raw, `[${i}]`);
-    return item.vm === 'SolidVM' ? solidVm(item, `[${i}]`) : evm(item, `[${i}]`);
-  });
+  const items = request.map((raw, i) => itemOf(raw, `[${i}]`));
+  // every EVM source through solc on the worker first; what follows finds it in the cache (units and errors alike)
+  await Promise.all(items.filter((item) => item.vm !== 'SolidVM').map((item) => compileUnitOffThread(item.source).catch(() => undefined)));
+  return items.flatMap((item, i) => (item.vm === 'SolidVM' ? solidVm(item, `[${i}]`) : evm(item, `[${i}]`)));
 }
 
 function evm(item: CompileItem, at: string): CompiledRecord[] {

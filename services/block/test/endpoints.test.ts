@@ -137,6 +137,28 @@ describe('block.compile', () => {
     expect(all[0].codeHash).not.toBe(keccak256Hex(new Uint8Array(0)));
   }, 90_000);
 
+  test('solc works off the event loop: blocks go on while a new source compiles', async () => {
+    await f.start();
+    const alice = new Account();
+    const counter = alice.create(COUNTER, 'Counter', { start: 1 });
+    await f.publish(counter);
+    await f.execs.until((e) => receiptFor(e, counter.hash) !== undefined);
+    // a source solc has not seen (0.3–2 s of compiling), asked first; then a SolidVM call
+    const fresh = STORE.replace('contract Store', `contract Store${Date.now()}`);
+    let compiledAt = 0;
+    const compiled = call(f.nc, BLOCK.compile, [{ source: fresh }], { timeoutMs: 60_000 }).then((r) => {
+      compiledAt = performance.now();
+      return r;
+    });
+    const bump = alice.call(contractAddress(alice.address, 0n), 'add', { n: 2 });
+    await f.publish(bump);
+    await f.execs.until((e) => receiptFor(e, bump.hash) !== undefined, 60_000);
+    const executedAt = performance.now();
+    expect(await compiled).toHaveLength(1);
+    // on the service's own thread the call would have waited for solc
+    expect(executedAt).toBeLessThan(compiledAt);
+  }, 90_000);
+
   test("source that does not compile is 422 with the compiler's messages; a missing contract names the field", async () => {
     await f.start();
     const solid = await refusal(call(f.nc, BLOCK.compile, [{ source: 'contract A { uint x = ; }', vm: 'SolidVM' }]));

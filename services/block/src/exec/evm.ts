@@ -9,7 +9,7 @@
 // - call: metadata.funcName with metadata.args (JSON, ABI-encoded by the VM),
 //   or else initOrData as calldata (selector + ABI-encoded arguments).
 import type { ExecutionContext, Transaction, WorldState } from '@platform/common';
-import { callContract, createContract, type CallRequest, type CreateRequest } from '@platform/evm';
+import { callContract, compileUnitOffThread, createContract, type CallRequest, type CreateRequest } from '@platform/evm';
 import { hexToBytes } from '@platform/crypto';
 import { failedOutcome, type VmExecutor, type VmOutcome } from './vm.js';
 
@@ -40,6 +40,12 @@ function sourceText(initOrData: string): string | null {
 
 export const evmExecutor: VmExecutor = {
   kind: 'EVM',
+
+  async prepare(tx: Transaction): Promise<void> {
+    const src = sourceText(tx.initOrData) ?? tx.metadata.src;
+    // a source that does not compile is remembered too: execution reports it without another run
+    if (src) await compileUnitOffThread(src).catch(() => undefined);
+  },
 
   create(state: WorldState, ctx: ExecutionContext, tx: Transaction): Promise<VmOutcome> {
     const src = sourceText(tx.initOrData);

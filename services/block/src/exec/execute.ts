@@ -209,6 +209,8 @@ export async function executeBlock(state: WorldState, txs: Transaction[], env: B
   const seen = new Set<string>();
   let eventIndex = 0;
   const identities = new BlockIdentities();
+  // new EVM sources compile on a worker first: executing them then finds them compiled
+  await Promise.all(txs.filter((tx) => tx.to === null).map((tx) => env.executors[vmOfMetadata(tx)]?.prepare?.(tx)));
   for (const tx of txs) {
     if (seen.has(tx.hash) || env.isExecuted(tx.hash)) continue;
     seen.add(tx.hash);

@@ -34,6 +34,13 @@ export interface VmExecutor {
   create(state: WorldState, ctx: ExecutionContext, tx: Transaction): VmOutcome | Promise<VmOutcome>;
   /** a FUNCTION transaction to a contract of this VM */
   call(state: WorldState, ctx: ExecutionContext, tx: Transaction): VmOutcome | Promise<VmOutcome>;
+  /**
+   * Before a block runs: slow work a creation will need that can be done off
+   * the thread and cached (the EVM compiles new sources on a worker), so that
+   * executing the block does not hold the service's event loop. Never fails:
+   * execution meets the same problem and reports it.
+   */
+  prepare?(tx: Transaction): Promise<void>;
 }
 
 export type VmExecutors = Partial<Record<VmKind, VmExecutor>>;

@@ -1,0 +1,52 @@
+// One worker thread that runs solc (solc-worker.mjs), started on first use.
+// It holds the process open only while a compilation is pending; a worker that
+// dies fails what it had pending and is started again by the next request.
+import { Worker } from 'node:worker_threads';
+
+interface Pending {
+  resolve(output: string): void;
+  reject(err: Error): void;
+}
+
+let worker: Worker | null = null;
+const pending = new Map<number, Pending>();
+let nextId = 0;
+
+function failAll(err: Error): void {
+  for (const p of pending.values()) p.reject(err);
+  pending.clear();
+}
+
+function start(): Worker {
+  const w = new Worker(new URL('./solc-worker.mjs', import.meta.url));
+  w.unref();
+  w.on('message', (m: { id: number; output?: string; error?: string }) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (pending.size === 0) w.unref();
+    if (!p) return;
+    if (m.output !== undefined) p.resolve(m.output);
+    else p.reject(new Error(`solc failed: ${m.error}`));
+  });
+  w.on('error', (err) => {
+    if (worker === w) worker = null;
+    failAll(err);
+  });
+  w.on('exit', (code) => {
+    if (worker === w) worker = null;
+    failAll(new Error(`the solc worker exited (code ${code})`));
+  });
+  return w;
+}
+
+/** solc's standard-JSON output for `input`, computed off this thread. */
+export function compileOffThread(input: string): Promise<string> {
+  worker ??= start();
+  const w = worker;
+  const id = nextId++;
+  return new Promise<string>((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    w.ref();
+    w.postMessage({ id, input });
+  });
+}
