@@ -13,9 +13,16 @@ export const SUBJECTS = {
     keyGet: 'vault.key.get',
     sign: 'vault.sign',
     users: 'vault.users',
+    /** certificates issued by the node's CA, whose key the vault keeps */
+    certIssue: 'vault.cert.issue',
+    certCa: 'vault.cert.ca',
+    /** the CA's signature of a registration transaction */
+    certSign: 'vault.cert.sign',
   },
   tx: {
     submit: 'tx.submit',
+    /** a certificate's registration, sent from its issuer's account */
+    register: 'tx.register',
     /** JetStream: transactions admitted for a chain, in admission order */
     admitted: (chainId: ChainId) => `tx.admitted.${chainToken(chainId)}`,
     /** core NATS: a transaction reached a final status */
@@ -32,6 +39,8 @@ export const SUBJECTS = {
     account: 'block-svc.account',
     compile: 'block-svc.compile',
     checkGenesis: 'block-svc.genesis-check',
+    /** the certificate registry's view of an address */
+    identity: 'block-svc.identity',
   },
   exec: {
     /** JetStream: this node's execution results of a chain's blocks */

@@ -2,19 +2,20 @@
 // answered by the block service from its applied state, and certificates
 // issued by the node's CA, whose key the vault keeps.
 //
-// Subjects: the block service's stay outside `block.>` (the BLOCKS stream
-// captures it), like its other endpoints.
+// Subjects are in libs/bus/src/subjects.ts; the block service's stay outside
+// `block.>` (the BLOCKS stream captures it), like its other endpoints.
 import type { TxResult } from '@platform/common';
 import { defineEndpoint } from '../rpc.js';
-import { SERVICE_NAMES } from '../subjects.js';
+import { SERVICE_NAMES, SUBJECTS } from '../subjects.js';
 import type { SignatureRecord } from './vault.js';
 
+/** where the identity endpoints listen (libs/bus/src/subjects.ts holds them with every other subject) */
 export const IDENTITY_SUBJECTS = {
-  status: 'block-svc.identity',
-  issue: 'vault.cert.issue',
-  ca: 'vault.cert.ca',
-  caSign: 'vault.cert.sign',
-  register: 'tx.register',
+  status: SUBJECTS.blockService.identity,
+  issue: SUBJECTS.vault.certIssue,
+  ca: SUBJECTS.vault.certCa,
+  caSign: SUBJECTS.vault.certSign,
+  register: SUBJECTS.tx.register,
 } as const;
 
 export interface IdentityRequest {
