@@ -49,6 +49,8 @@ export const SUBJECTS = {
   chains: {
     /** JetStream: a private chain's genesis (outside `chains.*`, the chains service's request subjects) */
     genesis: (chainId: ChainId) => `genesis.${chainToken(chainId)}`,
+    /** core NATS, no body: who may see which chain has just changed (a chain stored, governance events applied); answers remembered elsewhere are stale */
+    visibilityChanged: 'chains-notice.visibility',
   },
 } as const;
 

@@ -71,8 +71,8 @@ async function applyEvent(client: Client, chainId: string, event: EventLog): Pro
   if (apply) await apply(client, chainId, event.args.map(([, value]) => value));
 }
 
-export async function startConsumers(options: { js: JetStreamClient; jsm: JetStreamManager; pool: Db; logger: Logger }): Promise<{ stop(): Promise<void> }> {
-  const { js, jsm, pool, logger } = options;
+export async function startConsumers(options: { js: JetStreamClient; jsm: JetStreamManager; pool: Db; logger: Logger; visibilityChanged: () => void }): Promise<{ stop(): Promise<void> }> {
+  const { js, jsm, pool, logger, visibilityChanged } = options;
   await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: MEMBERSHIP_CONSUMER, ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
   await ensureDurableConsumer(jsm, { stream: STREAMS.geneses.name, durable: GENESIS_CONSUMER });
   let stopping = false;
@@ -95,6 +95,7 @@ export async function startConsumers(options: { js: JetStreamClient; jsm: JetStr
       for (let attempt = 0; !stopping; attempt++) {
         try {
           await inTransaction(pool, (client) => insertChain(client, g, ''));
+          visibilityChanged();
           m.ack();
           break;
         } catch (err) {
@@ -111,7 +112,10 @@ export async function startConsumers(options: { js: JetStreamClient; jsm: JetStr
     logger,
     heartbeatMs: EXEC_HEARTBEAT_MS,
     work: 'applying governance events',
-    apply: (_seq, exec) => applyGovernance(pool, exec),
+    apply: async (_seq, exec) => {
+      // committed first, then told: whoever remembers who sees which chain asks again
+      if (await applyGovernance(pool, exec)) visibilityChanged();
+    },
   });
   return {
     async stop() {

@@ -77,6 +77,7 @@ export async function createChains(deps: CreateDeps, request: CreateChainsReques
     }
     try {
       await inTransaction(deps.pool, (client) => insertChain(client, genesis, codeHash));
+      deps.nc.publish(SUBJECTS.chains.visibilityChanged);
     } catch (err) {
       // the chain exists once its genesis is on the stream: the genesis consumer stores it when the database is back
       deps.logger.warn({ err, chain: genesis.chainId }, 'a created chain could not be stored yet; the genesis consumer will');

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { DEFAULT_PROTOCOL, type Genesis, type Logger, type NodeConfig, type ProtocolParams } from '@platform/common';
-import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
+import { STREAMS, SUBJECTS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
 import { startConsumers } from './consumers.js';
 import { createPool, migrate } from './db.js';
 import { chainsHandlers } from './endpoints.js';
@@ -53,7 +53,7 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     // any service of the node may start first: each declares the streams it uses
     for (const spec of [STREAMS.exec, STREAMS.geneses]) await ensureStream(jsm, spec);
     const js = jetstream(nc);
-    const consumers = await startConsumers({ js, jsm, pool, logger });
+    const consumers = await startConsumers({ js, jsm, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });
     undo.unshift(() => consumers.stop());
     const deps = { nc, js, pool, logger, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
     const service = await serve(nc, { name: 'chains', version: VERSION, description: 'private chains: creation, records, membership', logger }, chainsHandlers(deps));

@@ -10,7 +10,7 @@ import { CIRRUS } from '@platform/bus';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, appliedSequence, startIndexer } from './consumer.js';
 import { createPool, dropReadModel, migrate } from './db.js';
 import { TableResolver, search } from './search.js';
-import { visibleChainsOf } from './visible.js';
+import { VisibleChains } from './visible.js';
 
 export { CIRRUS_CONSUMER, appliedSequence } from './consumer.js';
 export { formatTimestamp } from './indexer.js';
@@ -73,8 +73,10 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
     const resolver = new TableResolver(pool, options.databaseUrl, logger);
     await resolver.start();
     undo.unshift(() => resolver.stop());
+    const visible = new VisibleChains(nc, logger);
+    undo.unshift(async () => visible.stop());
     const service = await serve(nc, { name: 'cirrus', version: VERSION, description: 'the indexed read model and its query endpoint', logger }, [
-      handle(CIRRUS.search, async (request, meta) => search(pool, resolver, request, await visibleChainsOf(nc, request, logger, meta.requestId))),
+      handle(CIRRUS.search, async (request, meta) => search(pool, resolver, request, await visible.of(request, meta.requestId))),
     ]);
     undo.unshift(() => service.stop());
     await nc.flush();
