@@ -8,7 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
-import { startTestInfra } from '@platform/launcher';
+import { measureConcurrent, startTestInfra } from '@platform/launcher';
 import { type CatalogueTable, type Database, catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson } from '../src/index.js';
 
 export interface BenchResult {
@@ -73,26 +73,6 @@ function opsPerSecond(op: (i: number) => void, seconds = 1): number {
   return Math.round((count * 1000) / elapsed);
 }
 
-/** `CONCURRENCY` loops calling `op` for `seconds`; completed calls per second and the median latency. */
-async function throughput(op: () => Promise<unknown>, seconds = 2): Promise<{ perSecond: number; p50: number }> {
-  for (let i = 0; i < 50; i++) await op();
-  const latencies: number[] = [];
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < deadline) {
-        const t = performance.now();
-        await op();
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  return { perSecond: Math.round((latencies.length * 1000) / elapsed), p50: latencies[Math.floor(latencies.length / 2)] };
-}
-
 async function createTables(knex: Knex): Promise<void> {
   await knex.raw('CREATE SCHEMA bench');
   await knex.raw(`CREATE TABLE bench.t_item (address text NOT NULL, chain_id text NOT NULL, block_number numeric NOT NULL,
@@ -149,7 +129,7 @@ export async function run(): Promise<BenchResult[]> {
       };
       for (let round = 0; round < 2; round++) {
         for (const key of Object.keys(ops) as Array<keyof typeof ops>) {
-          const t = await throughput(ops[key], 1);
+          const t = await measureConcurrent(ops[key], { concurrency: CONCURRENCY, seconds: 1 });
           if (t.perSecond > best[key].perSecond) best[key] = t;
         }
       }

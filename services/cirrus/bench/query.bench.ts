@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { CIRRUS, call, connectBus } from '@platform/bus';
 import { createLogger } from '@platform/common';
-import { freePort, startNode } from '@platform/launcher';
+import { freePort, measureConcurrent, startNode } from '@platform/launcher';
 import { nativeStatement, parseQuery, planQuery, catalogueOf } from '@platform/query';
 import { catalogueTable, resolveTable } from '../src/search.js';
 
@@ -65,26 +65,6 @@ async function json(url: string, init: RequestInit): Promise<any> {
   const body = (await res.json()) as any;
   if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
   return body;
-}
-
-/** `CONCURRENCY` loops calling `op` for `SECONDS`; completed calls per second and the median latency. */
-async function throughput(op: () => Promise<unknown>): Promise<{ perSecond: number; p50: number }> {
-  for (let i = 0; i < 100; i++) await op();
-  const latencies: number[] = [];
-  const deadline = performance.now() + SECONDS * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < deadline) {
-        const t = performance.now();
-        await op();
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = performance.now() - started;
-  latencies.sort((a, b) => a - b);
-  return { perSecond: (latencies.length * 1000) / elapsed, p50: latencies[Math.floor(latencies.length / 2)] };
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -142,7 +122,7 @@ export async function run(): Promise<BenchResult[]> {
     const best = { gateway: { perSecond: 0, p50: Infinity }, endpoint: { perSecond: 0, p50: Infinity }, direct: { perSecond: 0, p50: Infinity } };
     for (let round = 0; round < ROUNDS; round++) {
       for (const key of ['gateway', 'endpoint', 'direct'] as const) {
-        const t = await throughput(ops[key]);
+        const t = await measureConcurrent(ops[key], { concurrency: CONCURRENCY, seconds: SECONDS, warmup: 100 });
         if (t.perSecond > best[key].perSecond) best[key] = t;
       }
     }
