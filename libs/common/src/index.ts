@@ -29,6 +29,7 @@ export type {
   ProtocolParams,
   Receipt,
   SendContents,
+  SenderIdentity,
   Transaction,
   TransactionKind,
   TxResult,

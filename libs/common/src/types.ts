@@ -324,13 +324,21 @@ export interface WorldState {
   revert(): void;
 }
 
+/** A sender's registered certificate as execution sees it: `tx.username` = CN, `tx.organization` = O, `tx.organizationalUnit` = OU, `tx.certificate` = the PEM. */
+export interface SenderIdentity {
+  username: string;
+  organization: string;
+  organizationalUnit: string;
+  certificate: string;
+}
+
 /** What a VM knows of the block and transaction it executes in. */
 export interface ExecutionContext {
   chainId: ChainId;
   block: { number: number; timestamp: number; coinbase: Address; hash?: Hash };
   tx: { hash: Hash; origin: Address; gasPrice: bigint; gasLimit: bigint; value: bigint };
   /** the sender's certificate fields, for tx.username and friends (identity issue) */
-  identity: { username: string; organization: string; organizationalUnit: string; certificate: string } | null;
+  identity: SenderIdentity | null;
   protocol: ProtocolParams;
   gasEnabled: boolean;
   /** SolidVM's `account(a, "parent")`: the parent chain ('' = the main chain); null or absent on the main chain, which has none */

@@ -1,7 +1,7 @@
 // The identity hooks SolidVM calls (libs/solidvm `SolidVMHooks`), bound to
 // the world state being executed and the block's time, so that every node
 // executing the block computes the same thing.
-import type { WorldState } from '@platform/common';
+import type { SenderIdentity, WorldState } from '@platform/common';
 import { certificateFields, certificateSignedBy, certificateSignedByKey, signatureValid } from './hooks.js';
 import { userCertFields, validCertificateOf } from './state.js';
 
@@ -29,10 +29,12 @@ export function identityOf(
   state: Pick<WorldState, 'getStorage'>,
   address: string,
   at: number,
-): { username: string; organization: string; organizationalUnit: string; certificate: string } | null {
+): SenderIdentity | null {
   const c = validCertificateOf(state, address, at);
   return c ? { username: c.commonName, organization: c.organization, organizationalUnit: c.organizationalUnit, certificate: c.certificateString } : null;
 }
+
+
 
 /**
  * A sender's identity from a certificate carried by a private chain's block
@@ -41,7 +43,7 @@ export function identityOf(
  * when the block was proposed is the proposer's word (the main chain's
  * registry at that time), as the block's signature says.
  */
-export function identityOfCertificate(pem: string, address: string): ReturnType<typeof identityOf> {
+export function identityOfCertificate(pem: string, address: string): SenderIdentity | null {
   const c = certificateFields(pem);
   if (c.error !== '' || c.userAddress !== address) return null;
   return { username: c.commonName, organization: c.organization, organizationalUnit: c.organizationalUnit, certificate: c.certificateString };

@@ -17,7 +17,7 @@
 //   `<chain>:<height>`; on start, whatever is still in the outbox is published.
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { JetStreamApiError } from '@nats-io/jetstream';
-import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type Transaction } from '@platform/common';
+import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
 import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer } from '@platform/bus';
 import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
@@ -496,8 +496,8 @@ export class ChainWorker {
 }
 
 /** The identities a private chain's block carries, for execution: only certificates that bind their sender's address count. */
-function parseIdentities(identities: Record<string, string>): Map<string, NonNullable<ReturnType<typeof identityOfCertificate>>> {
-  const out = new Map<string, NonNullable<ReturnType<typeof identityOfCertificate>>>();
+function parseIdentities(identities: Record<string, string>): Map<string, SenderIdentity> {
+  const out = new Map<string, SenderIdentity>();
   for (const [address, pem] of Object.entries(identities)) {
     const identity = identityOfCertificate(pem, address);
     if (identity) out.set(address, identity);

@@ -6,7 +6,7 @@
 // failed transaction still consumes its nonce), with gas enabled the upfront
 // balance check and the fee gasUsed × gasPrice (also when the VM failed, out
 // of gas included), and plain transfers.
-import { transactionKind, type AccountState, type Address, type EventLog, type ExecutionContext, type ProtocolParams, type Receipt, type Transaction, type VmKind, type WorldState } from '@platform/common';
+import { transactionKind, type AccountState, type Address, type EventLog, type ExecutionContext, type ProtocolParams, type Receipt, type SenderIdentity, type Transaction, type VmKind, type WorldState } from '@platform/common';
 import { CERTIFICATE_CONTRACT, REGISTRY_ADDRESS, identityOf } from '@platform/identity';
 import { gasTable } from '@platform/solidvm';
 import { ZERO_ADDRESS } from '../block.js';
@@ -31,7 +31,7 @@ export interface BlockEnv {
    * (it has no registry of its own); absent on the main chain, which reads
    * its registry. A sender missing from the map has none.
    */
-  senderIdentities?: ReadonlyMap<string, Identity>;
+  senderIdentities?: ReadonlyMap<string, SenderIdentity>;
 }
 
 export interface BlockExecution {
