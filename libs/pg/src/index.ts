@@ -50,6 +50,15 @@ export function unavailableOr(err: unknown, owner: string): unknown {
   return new PlatformError('UNAVAILABLE', `${owner}'s database is not available; try again shortly`, undefined, { cause: err });
 }
 
+/** One statement on the pool; a connection failure becomes a 503 naming `owner`. */
+export async function query<R extends pg.QueryResultRow>(pool: Db, text: string, values: unknown[], owner: string): Promise<pg.QueryResult<R>> {
+  try {
+    return await pool.query<R>(text, values);
+  } catch (err) {
+    throw unavailableOr(err, owner);
+  }
+}
+
 /**
  * Runs `work` in one database transaction: committed when it returns, rolled
  * back when it throws. With `owner`, a connection failure becomes a 503.

@@ -3,7 +3,7 @@
 // roll back, and a database that is down told apart from a wrong query.
 import { PlatformError } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
-import { createPool, dropSchema, inTransaction, isUnavailable, migrateSchema, type Db, type Migration } from '../src/index.js';
+import { createPool, dropSchema, inTransaction, isUnavailable, migrateSchema, query, type Db, type Migration } from '../src/index.js';
 
 let infra: TestInfra;
 let url: string;
@@ -69,6 +69,7 @@ test('a database that is down is a 503 naming its owner; a wrong query stays wha
   const err = await inTransaction(down, async () => 1, 'the test service').catch((e: unknown) => e);
   expect(err).toBeInstanceOf(PlatformError);
   expect(err).toMatchObject({ code: 'UNAVAILABLE', status: 503, message: "the test service's database is not available; try again shortly" });
+  expect(await query(down, 'SELECT 1', [], 'the test service').catch((e: unknown) => e)).toMatchObject({ code: 'UNAVAILABLE', status: 503 });
   const wrong = await inTransaction(pools[0], (c) => c.query('SELECT * FROM no_such_table'), 'the test service').catch((e: unknown) => e);
   expect(wrong).not.toBeInstanceOf(PlatformError);
   expect(isUnavailable(wrong)).toBe(false);

@@ -2,7 +2,7 @@
 // advisory lock (instances starting together migrate one after the other,
 // the later ones finding nothing to do), and the connection helpers.
 import type pg from 'pg';
-import { createPool as createPgPool, inTransaction as inPgTransaction, migrateSchema, unavailableOr, type Client, type Db } from '@platform/pg';
+import { createPool as createPgPool, inTransaction as inPgTransaction, migrateSchema, query as pgQuery, type Client, type Db } from '@platform/pg';
 
 export type { Client, Db } from '@platform/pg';
 
@@ -115,10 +115,6 @@ export function inTransaction<T>(pool: Db, work: (client: Client) => Promise<T>)
   return inPgTransaction(pool, work, OWNER);
 }
 
-export async function query<R extends pg.QueryResultRow>(pool: Db, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-  try {
-    return await pool.query<R>(text, values);
-  } catch (err) {
-    throw unavailableOr(err, OWNER);
-  }
+export function query<R extends pg.QueryResultRow>(pool: Db, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  return pgQuery<R>(pool, text, values, OWNER);
 }

@@ -2,7 +2,7 @@
 // an advisory lock (two instances starting at once migrate one after the
 // other, the second finding nothing to do), and the queries of the key store.
 import type pg from 'pg';
-import { createPool as createPgPool, inTransaction, migrateSchema, unavailableOr } from '@platform/pg';
+import { createPool as createPgPool, inTransaction, migrateSchema, query as pgQuery } from '@platform/pg';
 import { resolveMasterKey, type MetaStore } from './master-key.js';
 
 /** Arbitrary but fixed: every vault instance of a database takes the same lock. */
@@ -88,10 +88,6 @@ export async function ping(pool: pg.Pool): Promise<void> {
   await query(pool, 'SELECT 1', []);
 }
 
-async function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-  try {
-    return await pool.query<R>(text, values);
-  } catch (err) {
-    throw unavailableOr(err, 'the vault');
-  }
+function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  return pgQuery<R>(pool, text, values, 'the vault');
 }
