@@ -21,7 +21,7 @@ import { parseRaw } from './raw.js';
 import { ZERO_HASH_SUCCESS, pending } from './results.js';
 import { buildTransaction, hashToSign, type Signature } from './signed.js';
 import type { RawAdmissions } from './raw-batch.js';
-import { claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, recordIdempotentHashes, reserveNonces } from './store.js';
+import { claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, readStoredResults, recordIdempotentHashes, reserveNonces } from './store.js';
 
 const SIGN_IN_FLIGHT = 500;
 
@@ -158,11 +158,11 @@ export async function fill(deps: AdmissionDeps, request: FillRequest): Promise<T
  * `asker`, a private chain's transaction it may not see counts as unknown.
  */
 export async function results(pool: Db, hashes: string[], visibility?: { chains: ChainGate; asker: Asker }): Promise<TxResult[]> {
-  const found = await readResults(pool, hashes);
-  const hidden = visibility ? await visibility.chains.hidden(pool, hashes, visibility.asker) : new Set<string>();
-  const unknown = hashes.filter((h, i) => found[i] === null || hidden.has(h));
+  const stored = await readStoredResults(pool, hashes);
+  const hidden = visibility ? await visibility.chains.hidden(stored.map((s, i) => ({ ...s, hash: hashes[i] })), visibility.asker) : new Set<string>();
+  const unknown = hashes.filter((h, i) => stored[i].result === null || hidden.has(h));
   if (unknown.length > 0) throw new PlatformError('NOT_FOUND', `unknown transaction hash${unknown.length > 1 ? 'es' : ''}: ${unknown.join(', ')}`, { unknown });
-  return found as TxResult[];
+  return stored.map((s) => s.result!);
 }
 
 // ---------------------------------------------------------------------------

@@ -10,7 +10,6 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { CHAINS, call } from '@platform/bus';
 import { PlatformError } from '@platform/common';
-import { query, type Db } from './db.js';
 
 const KNOWN_LIMIT = 100_000;
 
@@ -37,20 +36,12 @@ export class ChainGate {
     }
   }
 
-  /** The hashes among `hashes` that `asker` may not see: private-chain transactions it neither sent nor is a member of the chain of. */
-  async hidden(pool: Db, hashes: string[], asker: Asker): Promise<Set<string>> {
-    const { rows } = await query<{ hash: string; chain_id: string; username: string | null }>(
-      pool,
-      `SELECT h.hash, coalesce(t.chain_id, r.chain_id, '') AS chain_id, t.username
-         FROM unnest($1::text[]) AS h(hash)
-         LEFT JOIN tx.transactions t ON t.hash = h.hash
-         LEFT JOIN tx.results r ON r.hash = h.hash`,
-      [hashes],
-    );
-    const others = rows.filter((r) => r.chain_id !== '' && r.username !== asker.username);
+  /** The hashes among `stored` that `asker` may not see: private-chain transactions it neither sent nor is a member of the chain of. */
+  async hidden(stored: ReadonlyArray<{ hash: string; chainId: string; username: string | null }>, asker: Asker): Promise<Set<string>> {
+    const others = stored.filter((r) => r.chainId !== '' && r.username !== asker.username);
     if (others.length === 0) return new Set();
     const { chainIds } = await call(this.nc, CHAINS.visibleTo, asker);
     const visible = new Set(chainIds);
-    return new Set(others.filter((r) => !visible.has(r.chain_id)).map((r) => r.hash));
+    return new Set(others.filter((r) => !visible.has(r.chainId)).map((r) => r.hash));
   }
 }

@@ -122,11 +122,21 @@ export async function expireIdempotencyKeys(pool: Db): Promise<void> {
 // ---------------------------------------------------------------------------
 // Results
 
-/** The TxResults of the hashes, in their order; null for a hash neither admitted here nor executed here. */
-export async function readResults(pool: Db, hashes: string[]): Promise<Array<TxResult | null>> {
-  const { rows } = await query<{ hash: string; status: 'Success' | 'Failure' | null; tx_result: TxResultDetail | null; data: TxResultData | null; admitted: boolean }>(
+/** A hash's result as stored, with what decides who may read it. */
+export interface StoredResult {
+  /** null for a hash neither admitted here nor executed here */
+  result: TxResult | null;
+  /** '' for the main chain (and for an unknown hash) */
+  chainId: string;
+  /** the submitting user, when admitted here */
+  username: string | null;
+}
+
+/** The results of the hashes, in their order, each with its chain and submitter (one statement). */
+export async function readStoredResults(pool: Db, hashes: string[]): Promise<StoredResult[]> {
+  const { rows } = await query<{ hash: string; status: 'Success' | 'Failure' | null; tx_result: TxResultDetail | null; data: TxResultData | null; admitted: boolean; chain_id: string; username: string | null }>(
     pool,
-    `SELECT h.hash, r.status, r.tx_result, r.data, t.hash IS NOT NULL AS admitted
+    `SELECT h.hash, r.status, r.tx_result, r.data, t.hash IS NOT NULL AS admitted, coalesce(t.chain_id, r.chain_id, '') AS chain_id, t.username
        FROM unnest($1::text[]) WITH ORDINALITY AS h(hash, i)
        LEFT JOIN tx.results r ON r.hash = h.hash
        LEFT JOIN tx.transactions t ON t.hash = h.hash
@@ -134,9 +144,15 @@ export async function readResults(pool: Db, hashes: string[]): Promise<Array<TxR
     [hashes],
   );
   return rows.map((row) => {
-    if (row.status !== null) return { status: row.status, hash: row.hash, txResult: row.tx_result, data: row.data };
-    return row.admitted ? { status: 'Pending', hash: row.hash, txResult: null, data: null } : null;
+    const result: TxResult | null =
+      row.status !== null ? { status: row.status, hash: row.hash, txResult: row.tx_result, data: row.data } : row.admitted ? { status: 'Pending', hash: row.hash, txResult: null, data: null } : null;
+    return { result, chainId: row.chain_id, username: row.username };
   });
+}
+
+/** The TxResults of the hashes, in their order; null for a hash neither admitted here nor executed here. */
+export async function readResults(pool: Db, hashes: string[]): Promise<Array<TxResult | null>> {
+  return (await readStoredResults(pool, hashes)).map((stored) => stored.result);
 }
 
 /**
