@@ -1,7 +1,7 @@
 import { PlatformError, createLogger } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import type { Service } from '@nats-io/services';
-import { call, connectBus, defineEndpoint, ensureDurableConsumer, ensureStream, handle, pingService, serve, streamManager, type NatsConnection } from '../src/index.js';
+import { batchingCaller, call, connectBus, decodeJson, defineEndpoint, ensureDurableConsumer, ensureStream, handle, pingService, serve, streamManager, type NatsConnection } from '../src/index.js';
 
 const logger = createLogger('bus-test', 'silent');
 const echo = defineEndpoint<{ text: string }, { text: string; instance: number }>('vault', 'echo', 'test.echo');
@@ -67,6 +67,67 @@ describe('bus - request/reply over a real NATS server', () => {
     expect(err.code).toBe('UNAVAILABLE');
     expect(err.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  describe('batched calls', () => {
+    /** Counts the messages on an endpoint's plain and batch subjects while `run` runs (a plain subscription sees every message). */
+    async function countMessages(subject: string, run: () => Promise<void>): Promise<{ plain: number; batches: number; calls: number }> {
+      const counts = { plain: 0, batches: 0, calls: 0 };
+      const plain = nc.subscribe(subject, { callback: () => void counts.plain++ });
+      const batches = nc.subscribe(`${subject}.batch`, {
+        callback: (_err, msg) => {
+          counts.batches++;
+          counts.calls += decodeJson<unknown[]>(msg.data).length;
+        },
+      });
+      await nc.flush();
+      await run();
+      await nc.flush();
+      plain.unsubscribe();
+      batches.unsubscribe();
+      return counts;
+    }
+
+    test('calls made in one turn travel as one message, each answered with its own response', async () => {
+      const echoBatched = batchingCaller(nc, echo);
+      let replies: Array<{ text: string }> = [];
+      const counts = await countMessages('test.echo', async () => {
+        replies = await Promise.all(Array.from({ length: 50 }, (_, i) => echoBatched({ text: `call ${i}` }, { requestId: `r${i}` })));
+      });
+      expect(replies.map((r) => r.text)).toEqual(Array.from({ length: 50 }, (_, i) => `call ${i}`));
+      expect(counts).toEqual({ plain: 0, batches: 1, calls: 50 });
+    });
+
+    test('a batch is cut at maxCalls; a lone call and a call too big to share a message go plain', async () => {
+      const echoBatched = batchingCaller(nc, echo, { maxCalls: 20, maxBytes: 3000 });
+      let counts = await countMessages('test.echo', async () => {
+        await Promise.all(Array.from({ length: 41 }, (_, i) => echoBatched({ text: String(i) })));
+      });
+      expect(counts).toEqual({ plain: 1, batches: 2, calls: 40 });
+      const big = 'x'.repeat(2000);
+      counts = await countMessages('test.echo', async () => {
+        const replies = await Promise.all([echoBatched({ text: big }), echoBatched({ text: 'a' }), echoBatched({ text: 'b' })]);
+        expect(replies.map((r) => r.text)).toEqual([big, 'a', 'b']);
+      });
+      expect(counts).toEqual({ plain: 1, batches: 1, calls: 2 });
+    });
+
+    test("each call of a batch gets its own error, typed or INTERNAL, and the others their responses", async () => {
+      const failBatched = batchingCaller(nc, fail);
+      const outcomes = await Promise.all(['typed', 'bug', 'typed'].map((kind) => failBatched({ kind }).catch((e: unknown) => e as PlatformError)));
+      expect(outcomes[0]).toMatchObject({ code: 'USER_EXISTS', message: 'User alice already exists', details: { username: 'alice' } });
+      expect(outcomes[1]).toMatchObject({ code: 'INTERNAL' });
+      expect(outcomes[1].message).not.toMatch(/SELECT|secret/);
+      expect(outcomes[2]).toBeInstanceOf(PlatformError);
+    });
+
+    test('a batch nobody serves: every call is UNAVAILABLE; a malformed batch is a BAD_REQUEST', async () => {
+      const nobody = batchingCaller(nc, defineEndpoint<object, object>('cirrus', 'nobody', 'test.nobody'));
+      const errors = (await Promise.all([nobody({}), nobody({})].map((p) => p.catch((e: unknown) => e)))) as PlatformError[];
+      expect(errors.map((e) => e.code)).toEqual(['UNAVAILABLE', 'UNAVAILABLE']);
+      const reply = await nc.request('test.echo.batch', new TextEncoder().encode('{"not":"a list"}'));
+      expect(decodeJson(reply.data)).toMatchObject({ error: { code: 'BAD_REQUEST' } });
+    });
   });
 
   test('ping counts the running instances of a service', async () => {

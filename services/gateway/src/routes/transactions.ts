@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError, type TxResult } from '@platform/common';
 import {
   TX,
+  batchingCaller,
   call,
   fillParamsSchema,
   rawTransactionBodySchema,
@@ -77,9 +78,11 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
     },
   );
 
+  // raw transactions come one per request, often many at once: they share messages to the transaction service
+  const submitRaw = batchingCaller(nc, TX.submitRaw);
   const rawHandler = async (request: FastifyRequest<{ Querystring: TxQuery; Body: RawTransactionBody }>) => {
     const { username, org } = principalOf(request);
-    const result = await call(nc, TX.submitRaw, { username, organization: org, chainId: request.query.chainid ?? null, transaction: request.body, ...idempotencyKey(request) }, { requestId: request.id });
+    const result = await submitRaw({ username, organization: org, chainId: request.query.chainid ?? null, transaction: request.body, ...idempotencyKey(request) }, { requestId: request.id });
     return (await settle(request, [result]))[0];
   };
   const rawSchema = {
