@@ -26,15 +26,30 @@ export interface CatalogueColumn {
  * `target` whose columns equal this row's (`on`: pairs of API column names,
  * this table's first). A contract reference is `[['item', 'address'],
  * ['chainId', 'chainId']]` with cardinality `one` (an object or null); the
- * reverse direction is cardinality `many` (an array, `[]` when none).
+ * reverse direction is cardinality `many` (an array, `[]` when none), e.g.
+ * `[['address', 'item'], ['chainId', 'chainId']]` from the referred table.
  */
 export interface CatalogueRelation {
-  /** the name used in `select` (`Item`); two relations of one name are told apart by a hint `Item!item(*)` naming the first `on` column */
+  /** the name used in `select` (`Item`); several relations of one name are told apart by their hints (`Item!buyer(*)`) */
   readonly name: string;
   /** API name of the embedded table */
   readonly target: string;
+  /**
+   * Further tables holding rows of the same resource, each with the `on`
+   * columns of `target` (cirrus: the older versions of a contract's table).
+   * A `one` embed takes the row of the first table, `target` then these, that
+   * has one; a `many` embed takes the rows of all of them, in `target`'s
+   * default order. A selected column some of them lack is null in their rows.
+   */
+  readonly alsoIn?: readonly string[];
   readonly on: ReadonlyArray<readonly [string, string]>;
   readonly cardinality: 'one' | 'many';
+  /**
+   * The word after `!` that picks this relation among those of its name:
+   * PostgREST's foreign-key column (`Order!buyer(*)` for the orders whose
+   * `buyer` is this row). Default: this table's first `on` column.
+   */
+  readonly hint?: string;
 }
 
 export interface OrderSpec {

@@ -22,6 +22,9 @@ const pick = (pairs: string, where = 'TRUE', order = DEFAULT_ORDER, tail = '') =
   `SELECT json_build_object(${pairs})::text ${VISIBLE_ITEMS} AND (${where}) ${order} ${tail}`;
 const OWNER_OF_ITEM = `(SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'name', o.name, 'score', o.score)
   FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`;
+/** Items of both versions with the columns of both (NULL where a version has none). */
+const BOTH_ITEMS = `(SELECT address, chain_id, owner, name, qty, NULL::numeric AS weight, block_number FROM q.t_item
+  UNION ALL SELECT address, chain_id, owner, name, NULL, weight, block_number FROM q.t_item_v1)`;
 
 interface Case {
   table?: string;
@@ -199,6 +202,64 @@ const CORPUS: Case[] = [
         'Owner', (SELECT json_build_object('name', o.name) FROM q.t_owner o WHERE o.address = c.a AND o.chain_id = c.chain_id AND o.chain_id IN ('', 'c1')),
         'second', (SELECT json_build_object('name', o.name) FROM q.t_owner o WHERE o.address = c.b AND o.chain_id = c.chain_id AND o.chain_id IN ('', 'c1')))::text
       FROM t_counter c WHERE c.chain_id IN ('', 'c1') ORDER BY c.id`,
+  },
+  // reverse embeds (to-many through another table's reference), told apart by hints, in the target's default order
+  {
+    query: 'select=id,Acme-Order!buyer(id,qty)&id=in.(1,2,16)&order=id',
+    sql: pick(
+      `'id', i.id, 'Acme-Order', coalesce((SELECT json_agg(json_build_object('id', o.id, 'qty', o.qty) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+        WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1')), '[]')`,
+      'i.id IN (1,2,16)',
+      'ORDER BY i.id',
+    ),
+  },
+  {
+    query: 'select=address,sold:Acme-Order!seller(id)',
+    sql: pick(
+      `'address', i.address, 'sold', coalesce((SELECT json_agg(json_build_object('id', o.id) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+        WHERE o.seller = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1')), '[]')`,
+    ),
+  },
+  {
+    table: 'Acme-Item@1',
+    query: 'select=address,Acme-Order!seller(id),bought:Acme-Order!buyer(id)',
+    sql: `SELECT json_build_object('address', v.address,
+        'Acme-Order', coalesce((SELECT json_agg(json_build_object('id', o.id) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+          WHERE o.seller = v.address AND o.chain_id = v.chain_id AND o.chain_id IN ('', 'c1')), '[]'),
+        'bought', coalesce((SELECT json_agg(json_build_object('id', o.id) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+          WHERE o.buyer = v.address AND o.chain_id = v.chain_id AND o.chain_id IN ('', 'c1')), '[]'))::text
+      FROM q.t_item_v1 v WHERE v.chain_id IN ('', 'c1') ORDER BY v.block_number, v.address`,
+  },
+  // relations over two versions of a table: a reference finds its row in either; a column one version lacks is null there
+  {
+    table: 'Acme-Order',
+    query: 'select=id,Item!buyer(name),seller:Item!seller(name,qty,weight)&order=id',
+    sql: `SELECT json_build_object('id', o.id,
+        'Item', (SELECT json_build_object('name', x.name) FROM ${BOTH_ITEMS} x WHERE x.address = o.buyer AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')),
+        'seller', (SELECT json_build_object('name', x.name, 'qty', x.qty, 'weight', x.weight) FROM ${BOTH_ITEMS} x
+          WHERE x.address = o.seller AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')))::text
+      FROM q.t_order o WHERE o.chain_id IN ('', 'c1') ORDER BY o.id`,
+  },
+  {
+    table: 'Acme-Owner',
+    query: 'select=address,chainId,Items(address,qty,weight)&order=address,chainId',
+    sql: `SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'Items', coalesce(
+        (SELECT json_agg(json_build_object('address', x.address, 'qty', x.qty, 'weight', x.weight) ORDER BY x.block_number, x.address) FROM ${BOTH_ITEMS} x
+         WHERE x.owner = o.address AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')), '[]'))::text
+      FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') ORDER BY o.address, o.chain_id`,
+  },
+  {
+    // the older version has no relation to owners: its rows embed null
+    table: 'Acme-Owner',
+    query: 'select=address,Items(name,Owner(name))&address=eq.o1&order=chainId',
+    sql: `SELECT json_build_object('address', o.address, 'Items', coalesce(
+        (SELECT json_agg(json_build_object('name', x.name, 'Owner', x.own) ORDER BY x.block_number, x.address) FROM (
+          SELECT i.address, i.chain_id, i.owner, i.name, i.block_number,
+            (SELECT json_build_object('name', w.name) FROM q.t_owner w WHERE w.address = i.owner AND w.chain_id = i.chain_id AND w.chain_id IN ('', 'c1')) AS own
+          FROM q.t_item i
+          UNION ALL SELECT v.address, v.chain_id, v.owner, v.name, v.block_number, NULL FROM q.t_item_v1 v) x
+         WHERE x.owner = o.address AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')), '[]'))::text
+      FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') AND o.address = 'o1' ORDER BY o.chain_id`,
   },
   // count: select=count (a bare count is the row count unless the table has a column named count)
   { query: 'select=count', sql: `SELECT json_build_object('count', count(*))::text ${VISIBLE_ITEMS}` },

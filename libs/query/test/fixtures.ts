@@ -6,11 +6,17 @@
 // text with commas, quotes, parentheses, `%`, `_`, `*` and backslashes, and
 // rows on a chain the caller cannot see (c2), which must never come back.
 import type { Knex } from 'knex';
-import { type CatalogueTable, catalogueOf, columnsOf } from '../src/index.js';
+import { type CatalogueRelation, type CatalogueTable, catalogueOf, columnsOf } from '../src/index.js';
 
 /** The caller of most tests sees the main chain and c1, not c2. */
 export const VISIBLE = ['', 'c1'];
 export const LONG_NAME = 'aVeryLongStateVariableNameThatIsDefinitelyLongerThanSixtyThreeBytesWhenWrittenOutInFull';
+
+/** The orders whose buyer / seller is this item: the reverse of the orders' references, told apart by hints. */
+const ORDERS_OF_ITEM: CatalogueRelation[] = [
+  { name: 'Acme-Order', target: 'Acme-Order', on: [['address', 'buyer'], ['chainId', 'chainId']], cardinality: 'many', hint: 'buyer' },
+  { name: 'Acme-Order', target: 'Acme-Order', on: [['address', 'seller'], ['chainId', 'chainId']], cardinality: 'many', hint: 'seller' },
+];
 
 export const itemTable: CatalogueTable = {
   name: 'Acme-Item',
@@ -31,8 +37,49 @@ export const itemTable: CatalogueTable = {
     [LONG_NAME, 'c_long', 'text'],
     ['field-with_sep', 'c_sep', 'text'],
   ]),
-  relations: [{ name: 'Owner', target: 'Acme-Owner', on: [['owner', 'address'], ['chainId', 'chainId']], cardinality: 'one' }],
+  relations: [{ name: 'Owner', target: 'Acme-Owner', on: [['owner', 'address'], ['chainId', 'chainId']], cardinality: 'one' }, ...ORDERS_OF_ITEM],
   defaultOrder: [{ column: 'block_number' }, { column: 'address' }],
+};
+
+/**
+ * An older version of the items' table (cirrus: `<table>@1`): other items,
+ * and other columns (`weight`, no `qty`). Relations over both versions read
+ * both, with `alsoIn`.
+ */
+export const oldItemTable: CatalogueTable = {
+  name: 'Acme-Item@1',
+  sql: { schema: 'q', name: 't_item_v1' },
+  chainColumn: 'chainId',
+  columns: columnsOf([
+    ['address', 'address', 'text'],
+    ['chainId', 'chain_id', 'text'],
+    ['name', 'name', 'text'],
+    ['weight', 'weight', 'numeric'],
+    ['owner', 'owner', 'text'],
+    ['block_number', 'block_number', 'integer'],
+  ]),
+  relations: ORDERS_OF_ITEM,
+  defaultOrder: [{ column: 'block_number' }, { column: 'address' }],
+};
+
+/** Orders referring to two items each (buyer's and seller's), of either version. */
+export const orderTable: CatalogueTable = {
+  name: 'Acme-Order',
+  sql: { schema: 'q', name: 't_order' },
+  chainColumn: 'chainId',
+  columns: columnsOf([
+    ['id', 'id', 'integer'],
+    ['chainId', 'chain_id', 'text'],
+    ['buyer', 'buyer', 'text'],
+    ['seller', 'seller', 'text'],
+    ['qty', 'qty', 'integer'],
+    ['block_number', 'block_number', 'integer'],
+  ]),
+  relations: [
+    { name: 'Item', target: 'Acme-Item', alsoIn: ['Acme-Item@1'], on: [['buyer', 'address'], ['chainId', 'chainId']], cardinality: 'one' },
+    { name: 'Item', target: 'Acme-Item', alsoIn: ['Acme-Item@1'], on: [['seller', 'address'], ['chainId', 'chainId']], cardinality: 'one' },
+  ],
+  defaultOrder: [{ column: 'block_number', direction: 'desc' }, { column: 'id' }],
 };
 
 export const ownerTable: CatalogueTable = {
@@ -47,6 +94,8 @@ export const ownerTable: CatalogueTable = {
   ]),
   relations: [
     { name: 'Acme-Item', target: 'Acme-Item', on: [['address', 'owner'], ['chainId', 'chainId']], cardinality: 'many' },
+    // the items of both versions, in one list
+    { name: 'Items', target: 'Acme-Item', alsoIn: ['Acme-Item@1'], on: [['address', 'owner'], ['chainId', 'chainId']], cardinality: 'many' },
   ],
 };
 
@@ -91,7 +140,7 @@ export const secretTable: CatalogueTable = {
   ]),
 };
 
-export const catalogue = catalogueOf([itemTable, ownerTable, counterTable, certTable, secretTable]);
+export const catalogue = catalogueOf([itemTable, oldItemTable, orderTable, ownerTable, counterTable, certTable, secretTable]);
 
 /** [id, address, chain, name, qty, price, active, meta, owner, block, timestamp, long, sep] */
 type ItemRow = [number, string, string, string | null, string | null, string | null, boolean | null, string | null, string | null, number, string, string | null, string | null];
@@ -128,6 +177,25 @@ const OWNERS: Array<[string, string, string, string | null]> = [
   ['o4', '', 'Orphan owner', '0'],
 ];
 
+/** [address, chain, name, weight, owner, block]: block numbers interleave with the newer items' */
+const OLD_ITEMS: Array<[string, string, string, string | null, string, number]> = [
+  ['v01', '', 'old apple', '3', 'o1', 10],
+  ['v02', '', 'old pear', null, 'o2', 13],
+  ['v03', 'c1', 'old c1 plum', '4', 'o1', 6],
+  ['v04', 'c2', 'old secret', '5', 'o1', 9],
+];
+
+/** [id, chain, buyer, seller, qty, block]: items of both versions, a missing one, one of another chain */
+const ORDERS: Array<[number, string, string, string, string, number]> = [
+  [1, '', 'a01', 'v01', '5', 30],
+  [2, '', 'v01', 'a02', '7', 31],
+  [3, '', 'a01', 'nope', '2', 31],
+  [4, 'c1', 'b01', 'v03', '9', 33],
+  [5, 'c2', 'c01', 'v04', '1', 34],
+  [6, '', 'v02', 'v02', '8', 29],
+  [7, '', 'b01', 'a01', '3', 35],
+];
+
 export async function createFixtures(knex: Knex): Promise<void> {
   await knex.raw('DROP SCHEMA IF EXISTS q CASCADE');
   await knex.raw('CREATE SCHEMA q');
@@ -135,6 +203,8 @@ export async function createFixtures(knex: Knex): Promise<void> {
     id numeric PRIMARY KEY, address text NOT NULL, chain_id text NOT NULL, name text, qty numeric, price numeric,
     active boolean, meta jsonb, owner text, block_number numeric NOT NULL, block_timestamp text NOT NULL,
     c_long text, c_sep text, UNIQUE (address, chain_id))`);
+  await knex.raw(`CREATE TABLE q.t_item_v1 (address text NOT NULL, chain_id text NOT NULL, name text, weight numeric, owner text, block_number numeric NOT NULL, PRIMARY KEY (address, chain_id))`);
+  await knex.raw(`CREATE TABLE q.t_order (id numeric PRIMARY KEY, chain_id text NOT NULL, buyer text, seller text, qty numeric, block_number numeric NOT NULL)`);
   await knex.raw(`CREATE TABLE q.t_owner (address text NOT NULL, chain_id text NOT NULL, name text, score numeric, PRIMARY KEY (address, chain_id))`);
   await knex.raw(`DROP TABLE IF EXISTS t_counter`);
   await knex.raw(`CREATE TABLE t_counter (id numeric PRIMARY KEY, chain_id text NOT NULL, count numeric, a text, b text)`);
@@ -143,6 +213,8 @@ export async function createFixtures(knex: Knex): Promise<void> {
   for (const r of ITEMS) {
     await knex.raw(`INSERT INTO q.t_item VALUES (?, ?, ?, ?, ?::numeric, ?::numeric, ?, ?::jsonb, ?, ?, ?, ?, ?)`, r);
   }
+  for (const r of OLD_ITEMS) await knex.raw(`INSERT INTO q.t_item_v1 VALUES (?, ?, ?, ?::numeric, ?, ?)`, r);
+  for (const r of ORDERS) await knex.raw(`INSERT INTO q.t_order VALUES (?, ?, ?, ?, ?::numeric, ?)`, r);
   for (const o of OWNERS) await knex.raw(`INSERT INTO q.t_owner VALUES (?, ?, ?, ?::numeric)`, o);
   await knex.raw(`INSERT INTO t_counter VALUES (1, '', 3, 'o1', 'o2'), (2, '', NULL, 'o3', NULL), (3, 'c2', 1, 'o1', 'o1')`);
   await knex.raw(`INSERT INTO q.t_cert VALUES ('alice', 'aa01'), ('bob', 'bb02')`);

@@ -2,7 +2,7 @@
 // and the SQL it produces: parameterised, identifiers from the catalogue only.
 import { PlatformError } from '@platform/common';
 import { type CatalogueTable, catalogueOf, columnsOf, parseQuery, planQuery } from '../src/index.js';
-import { LONG_NAME, VISIBLE, catalogue, counterTable, itemTable, ownerTable, secretTable } from './fixtures.js';
+import { LONG_NAME, VISIBLE, catalogue, counterTable, itemTable, oldItemTable, orderTable, ownerTable, secretTable } from './fixtures.js';
 
 const plan = (query: string, table = 'Acme-Item', visibleChains = VISIBLE, cat = catalogue) =>
   planQuery(parseQuery(query), cat, { table, visibleChains });
@@ -18,7 +18,7 @@ function failure(run: () => unknown): PlatformError {
 }
 
 /** Internal names that must never reach a message. */
-const INTERNAL = ['t_item', 't_owner', 't_counter', 't_secret', 'c_long', 'c_sep', 'chain_id', 'SELECT', '"q"', '?::'];
+const INTERNAL = ['t_item', 't_order', 't_owner', 't_counter', 't_secret', 'c_long', 'c_sep', 'chain_id', 'SELECT', '"q"', '?::'];
 
 describe('planQuery: tables', () => {
   test('an unknown table is 404 NOT_FOUND naming it', () => {
@@ -88,6 +88,11 @@ describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)',
     ['select=Nope(*)', "no embeddable resource 'Nope' from 'Acme-Item'"],
     ['select=Owner!nope(*)', "no embeddable resource 'Owner' through 'nope' from 'Acme-Item'"],
     ['select=Owner(*)', "'Owner' is embeddable from 'Acme-Counter' in more than one way: write one of Owner!a(...), Owner!b(...)", 'Acme-Counter'],
+    ['select=Acme-Order(*)', "'Acme-Order' is embeddable from 'Acme-Item' in more than one way: write one of Acme-Order!buyer(...), Acme-Order!seller(...)"],
+    ['select=Acme-Order!nope(*)', "no embeddable resource 'Acme-Order' through 'nope' from 'Acme-Item'"],
+    ['select=Item(*)', "'Item' is embeddable from 'Acme-Order' in more than one way: write one of Item!buyer(...), Item!seller(...)", 'Acme-Order'],
+    ['select=Item!buyer(nope)', "column 'nope' does not exist in 'Acme-Item'", 'Acme-Order'],
+    ['select=Items(Nope(*))', "no embeddable resource 'Nope' from 'Acme-Item'", 'Acme-Owner'],
   ])('%s', (...row) => {
     // a rest parameter: jest would take a third declared parameter for a done callback
     const [query, message, table] = row;
@@ -105,22 +110,76 @@ describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)',
     for (const internal of INTERNAL) expect(err.message).not.toContain(internal);
   });
 
-  test('an embed into a table the caller cannot see reads like one that does not exist', () => {
-    const pointer: CatalogueTable = {
-      name: 'Pointer',
-      sql: 't_pointer',
+  test('an ambiguous embed names the hints that pick each relation in its details', () => {
+    const err = failure(() => plan('select=Acme-Order(*)'));
+    expect(err.details).toEqual({ relation: 'Acme-Order', table: 'Acme-Item', hints: ['Acme-Order!buyer', 'Acme-Order!seller'] });
+    expect(plan('select=Acme-Order!buyer(id)').columns.map((c) => c.key)).toEqual(['Acme-Order']);
+  });
+
+  test('when two relations share a name and a hint, the suggestion is another name that picks one alone', () => {
+    const rel = (name: string, target: string) => ({ name, target, on: [['address', 'item'], ['chainId', 'chainId']] as const, cardinality: 'many' as const, hint: 'item' });
+    const order = (name: string, sql: string): CatalogueTable => ({
+      name,
+      sql,
       chainColumn: 'chainId',
       columns: columnsOf([
         ['chainId', 'chain_id', 'text'],
-        ['target', 'target', 'integer'],
+        ['item', 'item', 'text'],
       ]),
-      relations: [{ name: 'Acme-Secret', target: 'Acme-Secret', on: [['target', 'id']], cardinality: 'one' }],
+    });
+    const item: CatalogueTable = {
+      name: 'Item',
+      sql: 't_i',
+      chainColumn: 'chainId',
+      columns: columnsOf([
+        ['address', 'address', 'text'],
+        ['chainId', 'chain_id', 'text'],
+      ]),
+      relations: [rel('Order', 'A-Order'), rel('Order', 'B-Order'), rel('A-Order', 'A-Order'), rel('B-Order', 'B-Order')],
     };
+    const cat = catalogueOf([item, order('A-Order', 't_a'), order('B-Order', 't_b')]);
+    const err = failure(() => plan('select=Order!item(*)', 'Item', VISIBLE, cat));
+    expect(err.message).toBe("'Order' is embeddable from 'Item' in more than one way: write one of A-Order(...), B-Order(...)");
+    expect(plan('select=A-Order(*)', 'Item', VISIBLE, cat).sql).toContain('"t_a"');
+  });
+
+  /** A table of the main chain with relations into Acme-Secret, whose rows are all on c2. */
+  const pointer: CatalogueTable = {
+    name: 'Pointer',
+    sql: 't_pointer',
+    chainColumn: 'chainId',
+    columns: columnsOf([
+      ['chainId', 'chain_id', 'text'],
+      ['id', 'id', 'integer'],
+      ['a', 'a', 'integer'],
+      ['b', 'b', 'integer'],
+    ]),
+    relations: [
+      { name: 'Acme-Secret', target: 'Acme-Secret', on: [['a', 'id']], cardinality: 'one' },
+      { name: 'Thing', target: 'Acme-Secret', on: [['a', 'id']], cardinality: 'one' },
+      { name: 'Thing', target: 'Pointer', on: [['b', 'id']], cardinality: 'one' },
+      // a relation over two tables, one of which the caller cannot see: only the other is read
+      { name: 'Both', target: 'Acme-Secret', alsoIn: ['Pointer'], on: [['a', 'id']], cardinality: 'many' },
+    ],
+  };
+
+  test('an embed into a table the caller cannot see reads like one that does not exist', () => {
     const cat = catalogueOf([pointer, secretTable]);
-    expect(failure(() => plan('select=*,Acme-Secret(*)', 'Pointer', VISIBLE, cat)).message).toBe(
-      "no embeddable resource 'Acme-Secret' from 'Pointer'",
-    );
-    expect(plan('select=*,Acme-Secret(*)', 'Pointer', ['c2'], cat).columns.map((c) => c.key)).toEqual(['chainId', 'target', 'Acme-Secret']);
+    const hidden = failure(() => plan('select=*,Acme-Secret(*)', 'Pointer', VISIBLE, cat));
+    const missing = failure(() => plan('select=*,Nope(*)', 'Pointer', VISIBLE, cat));
+    expect([hidden.message, hidden.details]).toEqual([missing.message.replace("'Nope'", "'Acme-Secret'"), { ...missing.details, relation: 'Acme-Secret' }]);
+    expect(plan('select=*,Acme-Secret(*)', 'Pointer', ['c2'], cat).columns.map((c) => c.key)).toEqual(['chainId', 'id', 'a', 'b', 'Acme-Secret']);
+  });
+
+  test('relations into tables the caller cannot see are left out before names, hints and ambiguity are looked at', () => {
+    const cat = catalogueOf([pointer, secretTable]);
+    // not ambiguous for a caller who cannot see Acme-Secret: the other relation is the only one
+    expect(plan('select=Thing(*)', 'Pointer', VISIBLE, cat).sql).not.toContain('t_secret');
+    expect(failure(() => plan('select=Thing!a(*)', 'Pointer', VISIBLE, cat)).message).toBe("no embeddable resource 'Thing' through 'a' from 'Pointer'");
+    expect(failure(() => plan('select=Thing(*)', 'Pointer', ['c2'], cat)).message).toContain('write one of Thing!a(...), Thing!b(...)');
+    const both = plan('select=Both(id)', 'Pointer', VISIBLE, cat).sql;
+    expect(both).not.toContain('t_secret');
+    expect(plan('select=Both(id)', 'Pointer', ['', 'c2'], cat).sql).toContain('UNION ALL');
   });
 
   test('more than 1000 output columns are refused', () => {
@@ -189,6 +248,6 @@ describe('planQuery: the SQL', () => {
   });
 
   test('tables and relations of the fixtures are consistent', () => {
-    for (const t of [itemTable, ownerTable, counterTable]) expect(plan('select=*', t.name).columns.length).toBe(t.columns.size);
+    for (const t of [itemTable, oldItemTable, orderTable, ownerTable, counterTable]) expect(plan('select=*', t.name).columns.length).toBe(t.columns.size);
   });
 });

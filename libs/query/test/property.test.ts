@@ -11,12 +11,12 @@ import { parseQuery, planQuery, runQuery, toJson } from '../src/index.js';
 import { LONG_NAME, VISIBLE, catalogue } from './fixtures.js';
 import { type TestDb, startTestDb } from './db.js';
 
-const TABLES = ['Acme-Item', 'Acme-Owner', 'Acme-Counter', 'Certificate', 'Acme-Secret', 'Nope'];
-const COLUMNS = ['id', 'qty', 'price', 'name', 'active', 'meta', 'meta->a', 'meta->>a', 'meta->tags->0', 'chainId', 'address', 'owner', 'count', 'score', 'block_number', LONG_NAME, 'field-with_sep', '"field-with_sep"', 'nope', 'Owner.name'];
+const TABLES = ['Acme-Item', 'Acme-Item@1', 'Acme-Order', 'Acme-Owner', 'Acme-Counter', 'Certificate', 'Acme-Secret', 'Nope'];
+const COLUMNS = ['id', 'qty', 'price', 'name', 'active', 'meta', 'meta->a', 'meta->>a', 'meta->tags->0', 'chainId', 'address', 'owner', 'count', 'score', 'block_number', LONG_NAME, 'field-with_sep', '"field-with_sep"', 'nope', 'Owner.name', 'weight', 'buyer', 'seller'];
 const TOKENS = [
   'eq.', 'neq.', 'lt.', 'lte.', 'gt.', 'gte.', 'like.', 'ilike.', 'in.', 'is.', 'not.', 'cs.', 'fts.', '(', ')', ',', '.', '"', '\\', '*', '%', '_',
   'null', 'true', 'false', 'unknown', 't', 'no', '1', '-1', '007', '1e5', '1e1001', '7.0', '.5', 'NaN', 'abc', ' ', '{', '}', ':', '::', '!',
-  '->', '->>', 'and', 'or', 'asc', 'desc', 'nullsfirst', 'nullslast', 'count()', 'Owner', 'Acme-Item', 'é', '\u0000', '\ud800', '9007199254740993',
+  '->', '->>', 'and', 'or', 'asc', 'desc', 'nullsfirst', 'nullslast', 'count()', 'Owner', 'Acme-Item', 'Acme-Order', 'Item', 'Items', '!buyer', '!seller', 'é', '\u0000', '\ud800', '9007199254740993',
   ...COLUMNS,
 ];
 const KEYS = ['select', 'order', 'limit', 'offset', 'or', 'and', 'not.or', 'not.and', 'columns', ...COLUMNS];
@@ -42,7 +42,7 @@ const logic = fc
   .tuple(fc.constantFrom('or', 'and', 'not.or', 'not.and'), fc.array(filter, { minLength: 1, maxLength: 3 }))
   .map(([key, fs]) => [key, `(${fs.map(([c, v]) => `${c}.${v}`).join(',')})`] as [string, string]);
 const reserved = fc.oneof(
-  fc.constantFrom<[string, string]>(['select', 'id,name,Owner(*)'], ['select', 'count'], ['select', '*'], ['select', 'x:qty,meta->a'], ['order', 'id.desc'], ['order', 'qty.nullsfirst,id'], ['limit', '3'], ['offset', '2'], ['limit', '0']),
+  fc.constantFrom<[string, string]>(['select', 'id,name,Owner(*)'], ['select', '*,Acme-Order!buyer(*)'], ['select', 'id,Item!seller(name,qty,weight)'], ['select', 'address,Items(*,Owner(name))'], ['select', 'count'], ['select', '*'], ['select', 'x:qty,meta->a'], ['order', 'id.desc'], ['order', 'qty.nullsfirst,id'], ['limit', '3'], ['offset', '2'], ['limit', '0']),
   fc.tuple(fc.constantFrom('select', 'order', 'limit', 'offset'), fc.oneof(soup, value)),
 );
 

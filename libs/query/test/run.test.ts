@@ -47,6 +47,14 @@ describe('runQuery on PostgreSQL', () => {
       expect(toJson(owners.rows)).toBe('[{"address":"o3","Acme-Item":[{"id":4},{"id":10},{"id":14}]},{"address":"o4","Acme-Item":[]}]');
     });
 
+    test('an embed over two versions of a table: `*` is the columns of the version the row is in', async () => {
+      const { rows } = await query(knex, 'Acme-Order', 'select=id,Item!seller(*)&id=eq.1');
+      expect(toJson(rows)).toBe('[{"id":1,"Item":{"address":"v01","chainId":"","name":"old apple","weight":3,"owner":"o1","block_number":10}}]');
+      // rows of both tables in one default order (block_number: 11, 13 (the older table's), 14, 17)
+      const many = await query(knex, 'Acme-Owner', 'select=Items(address,qty,weight)&address=eq.o2');
+      expect(toJson(many.rows)).toBe('[{"Items":[{"address":"a03","qty":9007199254740993,"weight":null},{"address":"v02","qty":null,"weight":null},{"address":"a07","qty":50,"weight":null},{"address":"a11","qty":6,"weight":null}]}]');
+    });
+
     test('select=count answers one row', async () => {
       const { rows } = await query(knex, 'Acme-Item', 'select=count&qty=gt.5');
       expect(toJson(rows)).toBe('[{"count":10}]');

@@ -7,7 +7,7 @@ import type { Catalogue } from '../catalogue.js';
 import { badQuery, echo, notFound } from '../errors.js';
 import { type PlanContext, newScope, tableRef, tableVisible, visibility } from './context.js';
 import { resolveField } from './fields.js';
-import { type OutputColumn, isCount, orderOf, selectColumns } from './select.js';
+import { type OutputColumn, isCount, orderOf, orderSuffix, selectColumns } from './select.js';
 import { type Fragment, join, param, sql } from './sql.js';
 import { conditionSql } from './where.js';
 
@@ -94,9 +94,7 @@ function orderTerms(scope: ReturnType<typeof newScope>, terms: NonNullable<Query
   return join(
     terms.map((term) => {
       const { expr } = resolveField(scope, term.field);
-      const dir = term.direction === 'desc' ? sql` DESC` : term.direction === 'asc' ? sql` ASC` : sql``;
-      const nulls = term.nulls === 'first' ? sql` NULLS FIRST` : term.nulls === 'last' ? sql` NULLS LAST` : sql``;
-      return sql`${expr}${dir}${nulls}`;
+      return sql`${expr}${orderSuffix(term)}`;
     }),
     ', ',
   );

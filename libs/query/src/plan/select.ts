@@ -61,11 +61,61 @@ function fieldColumn(scope: Scope, f: FieldRef, as: string | null): PlannedColum
   return { key, kind: type, expr };
 }
 
-function findRelation(scope: Scope, name: string, hint: string | null): CatalogueRelation {
-  const named = (scope.table.relations ?? []).filter((r) => r.name === name);
-  const matching = hint === null ? named : named.filter((r) => r.on[0]?.[0] === hint);
+/** A relation with the tables of it the caller may see rows of (`target` first, then `alsoIn`). */
+interface Embeddable {
+  readonly relation: CatalogueRelation;
+  readonly tables: readonly CatalogueTable[];
+}
+
+const hintOf = (r: CatalogueRelation): string | undefined => r.hint ?? r.on[0]?.[0];
+
+/**
+ * The relations of a table the caller may embed: an embed into tables none of
+ * whose rows the caller may see reads like one that does not exist (the
+ * privacy rule of CONVENTIONS.md "Cirrus"), so they are dropped before names,
+ * hints and ambiguity are looked at: neither message can reveal them.
+ */
+function embeddable(ctx: PlanContext, table: CatalogueTable): Embeddable[] {
+  const out: Embeddable[] = [];
+  for (const relation of table.relations ?? []) {
+    const tables = [relation.target, ...(relation.alsoIn ?? [])].flatMap((name) => {
+      const t = ctx.catalogue.table(name);
+      return t && tableVisible(ctx, t) ? [t] : [];
+    });
+    if (tables.length > 0) out.push({ relation, tables });
+  }
+  return out;
+}
+
+function matching(all: readonly Embeddable[], name: string, hint: string | null): Embeddable[] {
+  return all.filter((e) => e.relation.name === name && (hint === null || hintOf(e.relation) === hint));
+}
+
+/** Whether two relations join the same way (one relation under two names). */
+function sameJoin(a: CatalogueRelation, b: CatalogueRelation): boolean {
+  return a.target === b.target && a.cardinality === b.cardinality && hintOf(a) === hintOf(b) && JSON.stringify(a.on) === JSON.stringify(b.on);
+}
+
+/**
+ * How to write one relation so that it alone matches: `name!hint`, else
+ * another name it has (`buyer`, `Acme-Order!item`), as PostgREST's
+ * ambiguity error suggests `target!hint` spellings.
+ */
+function spelling(all: readonly Embeddable[], r: CatalogueRelation): string {
+  const hint = hintOf(r);
+  const names = [r.name, ...all.map((e) => e.relation).filter((x) => x !== r && x.name !== r.name && sameJoin(x, r)).map((x) => x.name)];
+  for (const name of names) {
+    if (name !== r.name && matching(all, name, null).length === 1) return name;
+    if (hint !== undefined && matching(all, name, hint).length === 1) return `${name}!${hint}`;
+  }
+  return `${r.name}!${hint}`;
+}
+
+function findRelation(ctx: PlanContext, scope: Scope, name: string, hint: string | null): Embeddable {
+  const all = embeddable(ctx, scope.table);
+  const found = matching(all, name, hint);
   const where = { relation: name, table: scope.table.name };
-  if (matching.length === 0) {
+  if (found.length === 0) {
     throw badQuery(
       hint === null
         ? `no embeddable resource ${echo(name)} from ${echo(scope.table.name)}`
@@ -73,29 +123,23 @@ function findRelation(scope: Scope, name: string, hint: string | null): Catalogu
       where,
     );
   }
-  if (matching.length > 1) {
-    const hints = matching.map((r) => `${name}!${r.on[0]?.[0]}(...)`).join(', ');
-    throw badQuery(`${echo(name)} is embeddable from ${echo(scope.table.name)} in more than one way: write one of ${hints}`, where);
-  }
-  return matching[0];
-}
-
-function embedTarget(ctx: PlanContext, scope: Scope, relation: CatalogueRelation): CatalogueTable {
-  const target = ctx.catalogue.table(relation.target);
-  // an embed into a table the caller cannot see reads like one that does not exist
-  if (!target || !tableVisible(ctx, target)) {
-    throw badQuery(`no embeddable resource ${echo(relation.name)} from ${echo(scope.table.name)}`, {
-      relation: relation.name,
-      table: scope.table.name,
+  if (found.length > 1) {
+    // PostgREST answers 300 (PGRST201) listing the relationships; the error catalogue has 400 for a request to reword
+    const hints = [...new Set(found.map((e) => spelling(all, e.relation)))];
+    throw badQuery(`${echo(name)} is embeddable from ${echo(scope.table.name)} in more than one way: write one of ${hints.map((h) => `${h}(...)`).join(', ')}`, {
+      ...where,
+      hints,
     });
   }
-  return target;
+  return found[0];
 }
 
-/** The correlated subquery of one embedded resource: JSON (an object or null, or an array). */
-function embedSubquery(ctx: PlanContext, parent: Scope, item: Extract<SelectItem, { kind: 'embed' }>): Fragment {
-  const relation = findRelation(parent, item.relation, item.hint);
-  const scope = newScope(ctx, embedTarget(ctx, parent, relation), 'e');
+/** Whether `name` (with `hint`) is an embed this table offers: used for the tables of a relation other than the one being planned. */
+function offers(ctx: PlanContext, table: CatalogueTable, name: string, hint: string | null): boolean {
+  return matching(embeddable(ctx, table), name, hint).length > 0;
+}
+
+function joinConditions(ctx: PlanContext, parent: Scope, scope: Scope, relation: CatalogueRelation): Fragment {
   const joins = relation.on.map(([from, to]) => {
     const a = catalogueColumn(parent.table, from);
     const b = catalogueColumn(scope.table, to);
@@ -105,27 +149,63 @@ function embedSubquery(ctx: PlanContext, parent: Scope, item: Extract<SelectItem
     return sql`${columnRef(scope, b)} = ${columnRef(parent, a)}`;
   });
   const visible = visibility(ctx, scope);
-  const conditions = join(visible ? [...joins, visible] : joins, ' AND ');
-  const object = jsonObject(embedPairs(ctx, scope, item.select));
-  if (relation.cardinality === 'one') {
-    return sql`(SELECT ${object} FROM ${tableRef(scope.table)} AS ${scope.alias} WHERE ${conditions} LIMIT 1)`;
-  }
-  const order = orderOf(scope, scope.table.defaultOrder ?? []);
-  const ordered = order ? sql`${object} ORDER BY ${order}` : object;
-  return sql`(SELECT coalesce(json_agg(${ordered}), '[]'::json) FROM ${tableRef(scope.table)} AS ${scope.alias} WHERE ${conditions})`;
+  return join(visible ? [...joins, visible] : joins, ' AND ');
 }
 
-/** Key/value pairs of an embedded resource's object; values keep their SQL types, so json_build_object writes numbers as numbers. */
-function embedPairs(ctx: PlanContext, scope: Scope, items: readonly SelectItem[]): Array<readonly [string, Fragment]> {
+/**
+ * The correlated subquery of one embedded resource: JSON (an object or null,
+ * or an array). A relation over several tables reads each: a to-one embed
+ * takes the first row found, a to-many embed all rows of all tables in the
+ * first table's default order.
+ */
+function embedSubquery(ctx: PlanContext, parent: Scope, item: Extract<SelectItem, { kind: 'embed' }>): Fragment {
+  const { relation, tables } = findRelation(ctx, parent, item.relation, item.hint);
+  const reads = tables.map((table) => {
+    const scope = newScope(ctx, table, 'e');
+    const from = sql`${tableRef(table)} AS ${scope.alias} WHERE ${joinConditions(ctx, parent, scope, relation)}`;
+    return { scope, from, object: jsonObject(embedPairs(ctx, scope, item.select, tables)) };
+  });
+  if (relation.cardinality === 'one') {
+    const rows = reads.map(({ object, from }) => sql`(SELECT ${object} FROM ${from} LIMIT 1)`);
+    return rows.length === 1 ? rows[0] : sql`coalesce(${join(rows, ', ')})`;
+  }
+  const specs = tables[0].defaultOrder ?? [];
+  if (reads.length === 1) {
+    const [{ scope, object, from }] = reads;
+    const order = orderOf(scope, specs);
+    return sql`(SELECT coalesce(json_agg(${order ? sql`${object} ORDER BY ${order}` : object}), '[]'::json) FROM ${from})`;
+  }
+  // one list of the rows of every table: each row's object with its order keys (the same columns in each table)
+  const all = newScope(ctx, tables[0], 'e');
+  const keys = specs.map((_, i) => ident(`k${i}`));
+  const rows = reads.map(({ scope, object, from }) => {
+    const values = specs.map((s, i) => sql`${orderColumn(scope, s)} AS ${keys[i]}`);
+    return sql`SELECT ${join([sql`${object} AS ${ident('o')}`, ...values], ', ')} FROM ${from}`;
+  });
+  const order = join(specs.map((s, i) => sql`${all.alias}.${keys[i]}${orderSuffix(s)}`), ', ');
+  const object = sql`${all.alias}.${ident('o')}`;
+  return sql`(SELECT coalesce(json_agg(${specs.length ? sql`${object} ORDER BY ${order}` : object}), '[]'::json) FROM (${join(rows, ' UNION ALL ')}) AS ${all.alias})`;
+}
+
+/**
+ * Key/value pairs of an embedded resource's object; values keep their SQL
+ * types, so json_build_object writes numbers as numbers. `tables`: all the
+ * tables of the relation: a column or embed some of them have is null in the
+ * others' rows (an older version without that variable), one none has is a 400.
+ */
+function embedPairs(ctx: PlanContext, scope: Scope, items: readonly SelectItem[], tables: readonly CatalogueTable[]): Array<readonly [string, Fragment]> {
+  const elsewhere = (has: (t: CatalogueTable) => boolean) => !has(scope.table) && tables.some((t) => t !== scope.table && has(t));
   const pairs: Array<readonly [string, Fragment]> = [];
   for (const item of items) {
     if (item.kind === 'star') {
       for (const [name, col] of scope.table.columns) pairs.push([name, columnRef(scope, col)]);
     } else if (item.kind === 'field') {
-      const { expr } = resolveField(scope, item.field);
-      pairs.push([item.alias ?? (item.field.path.length ? pathKey(item.field) : item.field.name), expr]);
+      const key = item.alias ?? (item.field.path.length ? pathKey(item.field) : item.field.name);
+      const missing = elsewhere((t) => t.columns.has(item.field.name));
+      pairs.push([key, missing ? sql`NULL` : resolveField(scope, item.field).expr]);
     } else if (item.kind === 'embed') {
-      pairs.push([item.alias ?? item.relation, embedSubquery(ctx, scope, item)]);
+      const missing = elsewhere((t) => offers(ctx, t, item.relation, item.hint));
+      pairs.push([item.alias ?? item.relation, missing ? sql`NULL` : embedSubquery(ctx, scope, item)]);
     } else {
       throw badQuery(`count() is not supported inside an embedded resource (${echo(scope.table.name)})`);
     }
@@ -133,16 +213,22 @@ function embedPairs(ctx: PlanContext, scope: Scope, items: readonly SelectItem[]
   return pairs;
 }
 
+function orderColumn(scope: Scope, s: OrderSpec): Fragment {
+  return s.internal ? sql`${scope.alias}.${ident(s.column)}` : columnRef(scope, catalogueColumn(scope.table, s.column));
+}
+
+/** ` DESC NULLS FIRST` and the like, of a default order or a request's order term. */
+export function orderSuffix(s: { readonly direction?: 'asc' | 'desc' | null; readonly nulls?: 'first' | 'last' | null }): Fragment {
+  const dir = s.direction === 'desc' ? sql` DESC` : s.direction === 'asc' ? sql` ASC` : sql``;
+  const nulls = s.nulls === 'first' ? sql` NULLS FIRST` : s.nulls === 'last' ? sql` NULLS LAST` : sql``;
+  return sql`${dir}${nulls}`;
+}
+
 /** `ORDER BY` terms of catalogue order specs (default orders). */
 export function orderOf(scope: Scope, specs: readonly OrderSpec[]): Fragment | null {
   if (specs.length === 0) return null;
   return join(
-    specs.map((s) => {
-      const col = s.internal ? sql`${scope.alias}.${ident(s.column)}` : columnRef(scope, catalogueColumn(scope.table, s.column));
-      const dir = s.direction === 'desc' ? sql` DESC` : s.direction === 'asc' ? sql` ASC` : sql``;
-      const nulls = s.nulls === 'first' ? sql` NULLS FIRST` : s.nulls === 'last' ? sql` NULLS LAST` : sql``;
-      return sql`${col}${dir}${nulls}`;
-    }),
+    specs.map((s) => sql`${orderColumn(scope, s)}${orderSuffix(s)}`),
     ', ',
   );
 }
