@@ -99,6 +99,30 @@ describe('state root', () => {
     await s2.close();
   });
 
+  test("the store's remembered reads follow every applied block, and a caller cannot change them", async () => {
+    const s = store();
+    // read before the first block: absent values are remembered too
+    expect(s.getStorage(a2, '.x')).toBeUndefined();
+    expect(s.getAccount(a1)).toBeUndefined();
+    const r1 = await apply(s, EMPTY_ROOT, first, 1);
+    expect(s.getStorage(a2, '.x')).toBe('1');
+    const account = s.getAccount(a1)!;
+    expect(account.nonce).toBe(1n);
+    account.nonce = 99n;
+    expect(s.getAccount(a1)?.nonce).toBe(1n);
+    const rootOfA2 = s.storageRoot(a2);
+    await apply(s, r1, second, 2);
+    expect(s.getStorage(a2, '.x')).toBe('3');
+    expect(s.getStorage(a2, '.y')).toBeUndefined();
+    expect(s.getAccount(a1)?.nonce).toBe(2n);
+    expect(bytesToHex(s.storageRoot(a2)!)).not.toBe(bytesToHex(rootOfA2!));
+    await s.close();
+    // what a fresh store reads from lmdb is what the remembered reads said
+    const reopened = new ChainStore(dirs[dirs.length - 1]!);
+    expect([reopened.getStorage(a2, '.x'), reopened.getStorage(a2, '.y'), reopened.getAccount(a1)?.nonce]).toEqual(['3', undefined, 2n]);
+    await reopened.close();
+  });
+
   test('the overlay journal: nested checkpoints, reverts restore the store value', async () => {
     const s = store();
     await apply(s, EMPTY_ROOT, first, 1);

@@ -56,6 +56,32 @@ function storageKey(address: Address, key: string): string {
   return `${address}:${key}`;
 }
 
+/**
+ * Committed values by key, absent ones included (as undefined). lmdb's reads
+ * are memory-mapped, but each still costs a trip through lmdb-js and a decode,
+ * and consecutive blocks read mostly the same keys (senders, the contracts
+ * they call, the identity registry, the trie's upper nodes). Cleared whole
+ * when full: simpler than an LRU, and a refill costs only the reads.
+ */
+class ReadCache<V> {
+  private readonly values = new Map<string, V | undefined>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string, load: () => V | undefined): V | undefined {
+    const value = this.values.get(key);
+    if (value !== undefined || this.values.has(key)) return value;
+    const loaded = load();
+    this.set(key, loaded);
+    return loaded;
+  }
+
+  set(key: string, value: V | undefined): void {
+    if (this.values.size >= this.max && !this.values.has(key)) this.values.clear();
+    this.values.set(key, value);
+  }
+}
+
 export class ChainStore {
   private readonly root: RootDatabase;
   private readonly meta: Database<unknown, string>;
@@ -67,6 +93,12 @@ export class ChainStore {
   private readonly executed: Database<number, string>;
   /** ExecResult JSON by height, kept until published */
   private readonly outbox: Database<string, number>;
+  // applyBlock is the only writer of what these remember, and updates them
+  private readonly accountCache = new ReadCache<AccountState>(50_000);
+  private readonly storageCache = new ReadCache<string>(200_000);
+  private readonly storageRootCache = new ReadCache<Uint8Array>(50_000);
+  /** trie nodes are named by their hash: never stale */
+  private readonly trieCache = new ReadCache<Uint8Array>(100_000);
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -98,8 +130,12 @@ export class ChainStore {
   }
 
   getAccount(address: Address): AccountState | undefined {
-    const a = this.accounts.get(address);
-    return a ? decodeAccount(a) : undefined;
+    const account = this.accountCache.get(address, () => {
+      const a = this.accounts.get(address);
+      return a ? decodeAccount(a) : undefined;
+    });
+    // a copy: the remembered one must not change with a caller's
+    return account && { ...account };
   }
 
   /** An account with the last block that wrote it (null for accounts stored before that was recorded). */
@@ -109,7 +145,8 @@ export class ChainStore {
   }
 
   getStorage(address: Address, key: string): string | undefined {
-    return this.storage.get(storageKey(address, key));
+    const k = storageKey(address, key);
+    return this.storageCache.get(k, () => this.storage.get(k));
   }
 
   /** one contract's storage with a key prefix, in key order */
@@ -126,11 +163,11 @@ export class ChainStore {
   }
 
   storageRoot(address: Address): Uint8Array | undefined {
-    return this.storageRoots.get(address);
+    return this.storageRootCache.get(address, () => this.storageRoots.get(address));
   }
 
   trieNode(hexHash: string): Uint8Array | undefined {
-    return this.trie.get(hexHash);
+    return this.trieCache.get(hexHash, () => this.trie.get(hexHash));
   }
 
   isExecuted(txHash: Hash): boolean {
@@ -182,6 +219,13 @@ export class ChainStore {
       this.meta.putSync(HEAD, app.head);
       if (genesisHash !== undefined) this.meta.putSync(GENESIS, genesisHash);
     });
+    // committed: what is remembered follows (a read in between saw the old value, and is overwritten now)
+    for (const [address, account] of app.changes.accounts) this.accountCache.set(address, account === null ? undefined : { ...account });
+    for (const [address, entries] of app.changes.storage) {
+      for (const [key, value] of entries) this.storageCache.set(storageKey(address, key), value ?? undefined);
+    }
+    for (const [address, root] of app.storageRoots) this.storageRootCache.set(address, root ?? undefined);
+    for (const [hash, node] of app.trieNodes) this.trieCache.set(hash, node);
   }
 
   /** The execution result of `height` reached `exec.<chain>`: drop it (and anything older) from the outbox. */
