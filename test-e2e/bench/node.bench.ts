@@ -273,7 +273,7 @@ type Hop = (typeof HOPS)[number];
  * Watches the node's subjects with plain subscriptions (JetStream also
  * delivers a stored message to them): when each transaction was published to
  * `tx.admitted.*` (admission done), to `block.*` (ordered, executed, appended),
- * to `exec.*` (applied, results out) and to `tx.done.<hash>` (result
+ * to `exec.*` (applied, results out) and to `tx.done` (results
  * recorded) — in this process's clock, like the client's timings.
  */
 async function watchHops(natsUrl: string): Promise<{ seen: Map<string, Partial<Record<Hop, number>>>; nc: NatsConnection }> {
@@ -294,7 +294,7 @@ async function watchHops(natsUrl: string): Promise<{ seen: Map<string, Partial<R
   watch('tx.admitted.>', 'admitted', (d) => [decodeJson<{ hash: string }>(d).hash]);
   watch('block.>', 'block', (d) => decodeJson<{ transactions: Array<{ hash: string }> }>(d).transactions.map((t) => t.hash));
   watch('exec.>', 'exec', (d) => decodeJson<{ receipts: Array<{ transactionHash: string }> }>(d).receipts.map((r) => r.transactionHash));
-  watch('tx.done.*', 'done', (_d, subject) => [subject.slice('tx.done.'.length)]);
+  watch('tx.done', 'done', (d) => decodeJson<{ results: Array<{ hash: string }> }>(d).results.map((r) => r.hash));
   await nc.flush();
   return { seen, nc };
 }

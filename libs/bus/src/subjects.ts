@@ -25,10 +25,8 @@ export const SUBJECTS = {
     register: 'tx.register',
     /** JetStream: transactions admitted for a chain, in admission order */
     admitted: (chainId: ChainId) => `tx.admitted.${chainToken(chainId)}`,
-    /** core NATS: a transaction reached a final status */
-    done: (hash: string) => `tx.done.${hash}`,
-    /** every completion notice: the gateway's one subscription for `resolve=true` */
-    anyDone: 'tx.done.*',
+    /** core NATS: the transactions of a recorded block reached their final status (TxDoneNotice) */
+    done: 'tx.done',
   },
   block: {
     /** JetStream: the ordered blocks of a chain */

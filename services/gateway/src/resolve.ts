@@ -5,7 +5,7 @@
 // After RESOLVE_TIMEOUT_MS the request answers 504 with the hashes, which stay
 // trackable through the results endpoints.
 import { PlatformError, type Logger, type TxResult } from '@platform/common';
-import { SUBJECTS, TX, call, decodeJson, type NatsConnection, type Subscription } from '@platform/bus';
+import { SUBJECTS, TX, call, decodeJson, type NatsConnection, type Subscription, type TxDoneNotice } from '@platform/bus';
 
 type Waiter = (result: TxResult) => void;
 
@@ -17,19 +17,33 @@ export class ResolveHub {
     private readonly nc: NatsConnection,
     private readonly logger: Logger,
   ) {
-    this.subscription = nc.subscribe(SUBJECTS.tx.anyDone, {
+    this.subscription = nc.subscribe(SUBJECTS.tx.done, {
       callback: (err, msg) => {
         if (err) return this.logger.error({ err }, 'completion notices subscription failed');
-        const waiting = this.waiters.get(msg.subject.slice(SUBJECTS.tx.anyDone.length - 1));
-        if (!waiting) return;
+        // every block's notice comes here: read it only while somebody waits
+        if (this.waiters.size === 0) return;
+        let notice: TxDoneNotice;
         try {
-          const result = decodeJson<TxResult>(msg.data);
-          for (const wake of waiting) wake(result);
+          notice = decodeJson<TxDoneNotice>(msg.data);
         } catch (error) {
-          this.logger.warn({ err: error, subject: msg.subject }, 'unreadable completion notice');
+          return this.logger.warn({ err: error }, 'unreadable completion notice');
+        }
+        for (const result of notice.results ?? []) this.wake(result);
+        const stored = (notice.stored ?? []).filter((hash) => this.waiters.has(hash));
+        if (stored.length > 0) {
+          call(this.nc, TX.results, { hashes: stored }).then(
+            (results) => results.forEach((result) => this.wake(result)),
+            // its waiters then time out: 504 with the hashes, which stay trackable
+            (error: unknown) => this.logger.warn({ err: error, hashes: stored }, 'reading results too big for a notice failed'),
+          );
         }
       },
     });
+  }
+
+  private wake(result: TxResult): void {
+    const waiting = this.waiters.get(result.hash);
+    if (waiting) for (const wake of waiting) wake(result);
   }
 
   /** The results with every Pending one replaced by its final result; TIMEOUT (504) when that takes longer than `timeoutMs`. */

@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { jetstream } from '@nats-io/jetstream';
-import { IDENTITY, TX, VAULT, call, connectBus, handle, serve, type IdentityRecord, type NatsConnection, type RawTransactionBody, type SubmitItem } from '@platform/bus';
+import { IDENTITY, TX, VAULT, call, connectBus, decodeJson, handle, serve, type IdentityRecord, type NatsConnection, type RawTransactionBody, type SubmitItem, type TxDoneNotice } from '@platform/bus';
 import { createLogger, loadConfig, type ExecResult, type Receipt } from '@platform/common';
 import { bytesToHex, generateKeyPair, sign, signingHash, type KeyPair } from '@platform/crypto';
 import { startTestInfra } from '@platform/launcher';
@@ -77,9 +77,10 @@ async function recordResults(nc: NatsConnection, hashes: string[]): Promise<numb
   const js = jetstream(nc);
   let seen = 0;
   const all = new Promise<void>((resolve) => {
-    nc.subscribe('tx.done.*', {
-      callback: () => {
-        if (++seen === hashes.length) resolve();
+    nc.subscribe('tx.done', {
+      callback: (_err, msg) => {
+        seen += decodeJson<TxDoneNotice>(msg.data).results.length;
+        if (seen === hashes.length) resolve();
       },
     });
   });

@@ -1,7 +1,7 @@
 // Results from this node's execution: a durable consumer of `exec.>` turns
 // each ExecResult (one block) into final results in ONE database transaction
 // that also records the stream sequence applied (ARCHITECTURE.md "Idempotent
-// consumers"), then publishes `tx.done.<hash>` for each transaction, then acks.
+// consumers"), then publishes the block's `tx.done` notice, then acks.
 //
 // A redelivered message (sequence already applied) changes nothing, but its
 // notices are sent again: a crash between commit and notices must not leave a
@@ -11,7 +11,7 @@
 // is what makes "sequence ≤ last applied" mean "already applied".
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { STREAMS, SUBJECTS, consumeExecResults, encodeJson } from '@platform/bus';
+import { STREAMS, SUBJECTS, consumeExecResults } from '@platform/bus';
 import type { ExecResult, Logger, TxResult } from '@platform/common';
 import { inTransaction, type Db } from './db.js';
 import type { Faults } from './outbox.js';
@@ -81,8 +81,45 @@ export async function startExecConsumer(options: ExecConsumerOptions): Promise<{
     work: 'recording execution results',
     apply: async (seq, exec) => (await recordExecResult(pool, seq, exec)).results,
     beforeAck: (seq, results) => {
-      for (const result of results) nc.publish(SUBJECTS.tx.done(result.hash), encodeJson(result));
+      for (const notice of doneNotices(results, (nc.info?.max_payload ?? 1024 * 1024) - 4096)) nc.publish(SUBJECTS.tx.done, notice);
       faults.beforeExecAck?.(seq); // a throw here ends the loop unacknowledged, as a crash would
     },
   });
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The `tx.done` notices of a block's results: as few messages of at most
+ * `maxBytes` as they fit in; a result too big for a message on its own is
+ * named in `stored` instead, to be read from the results endpoint.
+ */
+export function doneNotices(results: TxResult[], maxBytes: number): Uint8Array[] {
+  const notices: Uint8Array[] = [];
+  let texts: string[] = [];
+  let stored: string[] = [];
+  let bytes = 0;
+  const flush = () => {
+    if (texts.length === 0 && stored.length === 0) return;
+    notices.push(encoder.encode(`{"results":[${texts.join(',')}]${stored.length > 0 ? `,"stored":${JSON.stringify(stored)}` : ''}}`));
+    texts = [];
+    stored = [];
+    bytes = 0;
+  };
+  for (const result of results) {
+    const text = JSON.stringify(result);
+    // 100 bytes for the notice's frame; a hash in `stored` takes 67
+    const size = Buffer.byteLength(text);
+    if (size + 100 > maxBytes) {
+      if (bytes + 70 > maxBytes) flush();
+      stored.push(result.hash);
+      bytes += 70;
+      continue;
+    }
+    if (bytes + size + 100 > maxBytes) flush();
+    texts.push(text);
+    bytes += size + 1;
+  }
+  flush();
+  return notices;
 }

@@ -11,7 +11,7 @@ export function pending(hash: string): TxResult {
   return { status: 'Pending', hash, txResult: null, data: null };
 }
 
-/** `tx` is the admitted transaction when this node admitted it; results of others' carry no `data`. */
+/** `tx` is the admitted transaction when this node admitted it (a raw one's body is not read: its result carries no data); results of others' carry no `data`. */
 export function finalResult(exec: ExecResult, receipt: Receipt, tx: Transaction | undefined): TxResult {
   return {
     status: receipt.status,

@@ -3,9 +3,9 @@
 // between the results commit and the ack (redelivery), a duplicate result.
 // The tests play the block service on the real EXEC stream.
 import { recoverAddress, Wallet } from 'ethers';
-import { TX, call, type SubmitItem } from '@platform/bus';
+import { TX, call, type SubmitItem, type TxDoneNotice } from '@platform/bus';
 import { PlatformError, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
-import { recordExecResult } from '../src/consumer.js';
+import { doneNotices, recordExecResult } from '../src/consumer.js';
 import { createPool, migrate } from '../src/db.js';
 import { admittedByHash, ethersSigningHash, execResult, fieldsOf, fixture, publishExec, receipt, until, type Fixture } from './helpers.js';
 
@@ -31,18 +31,21 @@ describe('transaction - results, notices and the invariants', () => {
     await f?.stop();
   });
 
-  /** Notices of the hashes, collected from before the result is published. */
+  /** The notices' results of the hashes, collected from before the results are published, in the order of `hashes`. */
   function notices(hashes: string[]): Promise<TxResult[]> {
-    return Promise.all(
-      hashes.map(async (hash) => {
-        const sub = f.nc.subscribe(`tx.done.${hash}`, { max: 1, timeout: 10_000 });
-        await f.nc.flush();
-        return (async () => {
-          for await (const m of sub) return m.json<TxResult>();
-          throw new Error(`no notice for ${hash}`);
-        })();
-      }),
-    ).then((waiting) => Promise.all(waiting));
+    const wanted = new Set(hashes);
+    const seen = new Map<string, TxResult>();
+    // subscribed before this returns: the server has the SUB before anything the test publishes next on this connection
+    const sub = f.nc.subscribe('tx.done', { timeout: 10_000 });
+    return (async () => {
+      for await (const m of sub) {
+        for (const result of m.json<TxDoneNotice>().results) if (wanted.has(result.hash)) seen.set(result.hash, result);
+        if (seen.size === wanted.size) break;
+      }
+      sub.unsubscribe();
+      if (seen.size < wanted.size) throw new Error(`no notice for ${hashes.filter((h) => !seen.has(h)).join(', ')}`);
+      return hashes.map((h) => seen.get(h)!);
+    })();
   }
 
   async function transactions(hashes: string[]) {
@@ -50,7 +53,7 @@ describe('transaction - results, notices and the invariants', () => {
     return hashes.map((h) => published.get(h)![0].tx);
   }
 
-  test('an ExecResult makes Success and Failure results with every field, and a tx.done notice each', async () => {
+  test('an ExecResult makes Success and Failure results with every field, announced in the block’s tx.done notice', async () => {
     await f.start();
     await f.user('rita');
     const pendings = await call(f.nc, TX.submit, { username: 'rita', organization: null, chainId: null, transactions: [upload, get, get, send] });
@@ -259,5 +262,23 @@ describe('transaction - results, notices and the invariants', () => {
     // the faucet's key is the service's, kept across restarts
     expect((await f.start({ databaseUrl: svc.databaseUrl, env: { GAS_ENABLED: 'true' } })).faucetAddress).toBe(svc.faucetAddress);
     expect(await failure(call(f.nc, TX.fill, { username: 'x', address: 'nope' }))).toMatchObject({ code: 'BAD_HEX', details: { field: 'address' } });
+  });
+});
+
+describe('transaction - tx.done notices', () => {
+  const result = (hash: string, size: number): TxResult => ({ status: 'Success', hash, txResult: null, data: { tag: 'Call', contents: ['x'.repeat(size)] } });
+  const read = (notice: Uint8Array) => JSON.parse(new TextDecoder().decode(notice)) as TxDoneNotice;
+
+  test("a block's results share notices of at most the given size; one too big alone is named in stored", () => {
+    const results = [result('a1', 300), result('a2', 300), result('a3', 300), result('big', 5000), result('a4', 10)];
+    const notices = doneNotices(results, 1000);
+    expect(notices.every((n) => n.length <= 1000)).toBe(true);
+    const contents = notices.map(read);
+    expect(contents.flatMap((n) => n.results)).toEqual(results.filter((r) => r.hash !== 'big'));
+    expect(contents.flatMap((n) => n.stored ?? [])).toEqual(['big']);
+    expect(notices.length).toBeGreaterThanOrEqual(2);
+    // a small block: one notice
+    expect(doneNotices(results.slice(0, 2), 1_000_000).map(read)).toEqual([{ results: results.slice(0, 2) }]);
+    expect(doneNotices([], 1000)).toEqual([]);
   });
 });

@@ -126,11 +126,18 @@ export interface NonceRecord {
 }
 
 /**
- * `tx.done.<hash>` (core NATS, published after the result is stored): the
- * final TxResult. Subscribe first, then read the results once, so that a
- * completion that raced ahead is not missed (ARCHITECTURE.md step 5).
+ * `tx.done` (core NATS, published after the results are stored): the final
+ * results of one recorded block — one notice per block, not per transaction,
+ * since every notice reaches every gateway — in as many notices as the
+ * server's max_payload requires. `stored` names the final transactions whose
+ * result alone would not fit a message: read them with `TX.results`.
+ * Subscribe first, then read the results once, so that a completion that
+ * raced ahead is not missed (ARCHITECTURE.md step 5).
  */
-export type TxDoneNotice = TxResult;
+export interface TxDoneNotice {
+  results: TxResult[];
+  stored?: string[];
+}
 
 export const TX = {
   /** vault-signed transactions → the Pending results in request order. USER_NOT_FOUND, NONCE_LIMIT, VALIDATION_FAILED, BAD_HEX, CONFLICT (key reused for another request) */
