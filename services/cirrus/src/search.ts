@@ -11,7 +11,7 @@ import { catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson, type C
 import type { SearchRequest, SearchResponse } from '@platform/bus';
 import type { Db } from './db.js';
 import { bareReadings } from './naming.js';
-import { CATALOGUE_CHANNEL, SCHEMA, familiesOf, qualified, tableNamed, type TableRec } from './tables.js';
+import { CATALOGUE_CHANNEL, SCHEMA, contractTablesOf, familiesOf, qualified, tableNamed, type TableRec } from './tables.js';
 
 const DEFAULT_ORDER: Record<TableRec['kind'], OrderSpec[]> = {
   contract: [{ column: 'block_number' }, { column: 'address' }],
@@ -36,60 +36,163 @@ const sharedStart = (a: string, b: string): number => {
   return i;
 };
 
-/**
- * The table a contract-typed variable's rows embed from: of the tables of
- * that contract name, the one whose name shares the longest start with this
- * table's (same organization, same application), or the only one.
- */
-async function referredFamily(pool: Db, from: TableRec, contract: string): Promise<string | undefined> {
-  const families = await familiesOf(pool, contract);
-  if (families.length <= 1) return families[0];
-  const ranked = families.map((f) => [f, sharedStart(f, from.family)] as const).sort((x, y) => y[1] - x[1]);
-  return ranked[0][1] > ranked[1][1] ? ranked[0][0] : undefined;
-}
-
-/**
- * The catalogue one query needs: its table, and for each embed the table of
- * the contract a variable refers to (`Item(*)` through a variable typed
- * `Item`), recursively. A relation joins the variable's value (the contract's
- * address) to the target's `address`, on the same chain.
- */
-async function catalogueFor(pool: Db, resolver: TableResolver, name: string, rec: TableRec, select: readonly SelectItem[], depth = 0): Promise<CatalogueTable[]> {
-  const embeds = select.filter((item): item is Extract<SelectItem, { kind: 'embed' }> => item.kind === 'embed');
-  const relations: CatalogueRelation[] = [];
-  const more: CatalogueTable[] = [];
-  if (embeds.length > 0 && depth < MAX_EMBED_DEPTH && (rec.kind === 'contract' || rec.kind === 'history')) {
-    for (const v of rec.vars) {
-      if (!v.ref || !v.column || !embeds.some((e) => e.relation === v.ref)) continue;
-      const target = await referredFamily(pool, rec, v.ref);
-      const targetRec = target === undefined ? undefined : await resolver.resolve(target);
-      if (!target || !targetRec) continue;
-      relations.push({ name: v.ref, target, on: [[v.name, 'address'], ['chainId', 'chainId']], cardinality: 'one' });
-      const nested = embeds.filter((e) => e.relation === v.ref).flatMap((e) => e.select);
-      more.push(...(await catalogueFor(pool, resolver, target, targetRec, nested, depth + 1)));
-    }
-  }
-  return [catalogueTable(name, rec, relations), ...more];
-}
-
-/** One entry per name (a contract referring to its own kind appears twice), with the relations of both. */
-function merged(tables: CatalogueTable[]): CatalogueTable[] {
-  const byName = new Map<string, CatalogueTable>();
-  for (const t of tables) {
-    const seen = byName.get(t.name);
-    if (!seen) {
-      byName.set(t.name, t);
-      continue;
-    }
-    const relations = [...(seen.relations ?? [])];
-    for (const r of t.relations ?? []) if (!relations.some((x) => x.name === r.name && x.on[0][0] === r.on[0][0])) relations.push(r);
-    byName.set(t.name, { ...seen, relations });
-  }
-  return [...byName.values()];
-}
-
 /** PostgREST's embedding depth the planner allows */
 const MAX_EMBED_DEPTH = 8;
+
+type Embed = Extract<SelectItem, { kind: 'embed' }>;
+
+/** The contract name an embed's name may designate: `Order`, `Acme-Order`, `Acme-Order@1` → `Order`. */
+function contractOf(name: string): string {
+  const base = name.replace(/@[1-9][0-9]*$/, '');
+  return base.slice(base.lastIndexOf('-') + 1);
+}
+
+/** A table version with the API name that designates it: the family's name for its newest version, `<family>@<n>` for older ones. */
+interface Version {
+  readonly name: string;
+  readonly rec: TableRec;
+}
+
+/** A relation and the versions it reads, whose tables the catalogue needs too. */
+interface Found {
+  readonly relation: CatalogueRelation;
+  readonly versions: readonly Version[];
+}
+
+function relationOver(versions: readonly Version[], relation: Omit<CatalogueRelation, 'target' | 'alsoIn'>): Found {
+  const [first, ...older] = versions;
+  return { relation: { ...relation, target: first.name, ...(older.length ? { alsoIn: older.map((v) => v.name) } : {}) }, versions };
+}
+
+/**
+ * The catalogue one query needs: its table, and for each embed the tables it
+ * reads, recursively, each with the chains its rows lie on (as far as
+ * deciding visibility needs them: an embedded table the caller may not see
+ * reads like one that does not exist).
+ *
+ * Relations come from contract-typed variables (`Item last;`), joining the
+ * variable's value to the referred contract's `address` on the same chain:
+ * - forward, to one: from a table of the referring contract (and its history)
+ *   to the referred family, named by the contract (`Item`), by the family
+ *   (`Acme-Item`) and by the variable (`last`, PostgREST's column embed),
+ *   hint the variable;
+ * - reverse, to many: from a contract table of the referred family to the
+ *   referring family's tables, named by that contract (`Order`) and family
+ *   (`Acme-Order`), hint the variable (`Order!buyer`);
+ * - a family referring to itself follows PostgREST's self-relationship
+ *   convention: the contract's name embeds the rows that refer to this one
+ *   (reverse), the variable's name the row this one refers to.
+ * A relation reads every version of the family that has the row (forward) or
+ * the variable (reverse): contracts keep the version they were created in.
+ */
+class QueryCatalogue {
+  private readonly tables = new Map<string, CatalogueTable>();
+  private readonly byContract = new Map<string, Promise<TableRec[]>>();
+
+  constructor(
+    private readonly pool: Db,
+    private readonly visible: readonly string[],
+  ) {}
+
+  list(): CatalogueTable[] {
+    return [...this.tables.values()];
+  }
+
+  private contractTables(contract: string): Promise<TableRec[]> {
+    let found = this.byContract.get(contract);
+    if (!found) {
+      found = contractTablesOf(this.pool, contract);
+      this.byContract.set(contract, found);
+    }
+    return found;
+  }
+
+  /**
+   * The family of `contract` a table of family `from` refers to: of the
+   * families of that contract name, the one whose name shares the longest
+   * start with `from` (same organization, same application), or the only one.
+   */
+  private async referredFamily(from: string, contract: string): Promise<string | undefined> {
+    const families = [...new Set((await this.contractTables(contract)).map((r) => r.family))];
+    if (families.length <= 1) return families[0];
+    const ranked = families.map((f) => [f, sharedStart(f, from)] as const).sort((x, y) => y[1] - x[1]);
+    return ranked[0][1] > ranked[1][1] ? ranked[0][0] : undefined;
+  }
+
+  private async versions(family: string, contract: string): Promise<Version[]> {
+    const recs = (await this.contractTables(contract)).filter((r) => r.family === family);
+    return recs.map((rec, i) => ({ name: i === 0 ? family : `${family}@${rec.version}`, rec }));
+  }
+
+  /** Adds a table with the relations its embeds (`select`) use, and the tables they read. */
+  async add(name: string, rec: TableRec, select: readonly SelectItem[], depth = 0): Promise<void> {
+    const embeds = select.filter((item): item is Embed => item.kind === 'embed');
+    const found = embeds.length > 0 && depth < MAX_EMBED_DEPTH ? [...(await this.references(rec, embeds)), ...(await this.referrers(rec, embeds))] : [];
+    const seen = this.tables.get(name);
+    if (seen) {
+      const relations = [...(seen.relations ?? [])];
+      for (const { relation } of found) if (!relations.some((r) => JSON.stringify(r) === JSON.stringify(relation))) relations.push(relation);
+      this.tables.set(name, { ...seen, relations });
+    } else {
+      const chains = await rowChains(this.pool, rec, this.visible);
+      const table = catalogueTable(name, rec, found.map((f) => f.relation));
+      this.tables.set(name, chains ? { ...table, chains } : table);
+    }
+    for (const { relation, versions } of found) {
+      const nested = embeds.filter((e) => e.relation === relation.name).flatMap((e) => e.select);
+      if (!this.tables.has(relation.target) || nested.length > 0) for (const v of versions) await this.add(v.name, v.rec, nested, depth + 1);
+    }
+  }
+
+  /** Forward relations: the contracts this table's variables refer to. */
+  private async references(rec: TableRec, embeds: readonly Embed[]): Promise<Found[]> {
+    if (rec.kind !== 'contract' && rec.kind !== 'history') return [];
+    // a history table's variables are those of the contract table of its version
+    const vars = rec.kind === 'contract' ? rec.vars : ((await this.contractTables(rec.contract)).find((r) => r.family === rec.family && r.version === rec.version)?.vars ?? []);
+    const out: Found[] = [];
+    for (const v of vars) {
+      if (!v.ref || !v.column || !embeds.some((e) => e.relation === v.name || contractOf(e.relation) === v.ref)) continue;
+      const family = await this.referredFamily(rec.family, v.ref);
+      if (family === undefined) continue;
+      const versions = await this.versions(family, v.ref);
+      // a history table has no reverse relations, so its contract's name stays the forward one
+      const self = family === rec.family && rec.kind === 'contract';
+      for (const name of new Set([v.name, ...(self ? [] : [v.ref, family])])) {
+        out.push(relationOver(versions, { name, on: [[v.name, 'address'], ['chainId', 'chainId']], cardinality: 'one' }));
+      }
+    }
+    return out;
+  }
+
+  /** Reverse relations: the contracts whose variables refer to this table's (contract tables only). */
+  private async referrers(rec: TableRec, embeds: readonly Embed[]): Promise<Found[]> {
+    if (rec.kind !== 'contract') return [];
+    const out: Found[] = [];
+    for (const contract of new Set(embeds.map((e) => contractOf(e.relation)))) {
+      // (family, variable) → the versions of that family where the variable refers to this contract
+      const groups = new Map<string, { family: string; variable: string; recs: Set<TableRec> }>();
+      for (const t of await this.contractTables(contract)) {
+        for (const v of t.vars) {
+          if (v.ref !== rec.contract || !v.column) continue;
+          const key = JSON.stringify([t.family, v.name]);
+          const group = groups.get(key) ?? { family: t.family, variable: v.name, recs: new Set<TableRec>() };
+          group.recs.add(t);
+          groups.set(key, group);
+        }
+      }
+      // as a requested table's name: a family named exactly so takes the bare name, else it stands for every family of it
+      const exact = [...groups.values()].some((g) => g.family === contract);
+      for (const { family, variable, recs } of groups.values()) {
+        if ((await this.referredFamily(family, rec.contract)) !== rec.family) continue;
+        const versions = (await this.versions(family, contract)).filter((v) => recs.has(v.rec));
+        for (const name of new Set(exact ? [family] : [contract, family])) {
+          out.push(relationOver(versions, { name, on: [['address', variable], ['chainId', 'chainId']], cardinality: 'many', hint: variable }));
+        }
+      }
+    }
+    return out;
+  }
+}
 
 /**
  * Enough of the chains a table's rows lie on to decide whether the caller
@@ -217,9 +320,9 @@ export async function search(pool: Db, resolver: TableResolver, request: SearchR
   }
   const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
   const rec = await resolver.resolve(request.table);
-  const tables = rec ? merged(await catalogueFor(pool, resolver, request.table, rec, ast.select)) : [];
-  const chains = rec ? await rowChains(pool, rec, visible) : undefined;
-  const catalogue = catalogueOf(tables.map((t) => (t.name === request.table && chains ? { ...t, chains } : t)));
+  const tables = new QueryCatalogue(pool, visible);
+  if (rec) await tables.add(request.table, rec, ast.select);
+  const catalogue = catalogueOf(tables.list());
   const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visible });
   const result = await runQuery(pool, plan);
   return {

@@ -114,6 +114,18 @@ export async function familiesOf(db: Queryable, contract: string): Promise<strin
   return rows.map((r) => r.family);
 }
 
+/** The contract tables of a family, newest version first. */
+export async function familyVersions(db: Queryable, family: string): Promise<TableRec[]> {
+  const { rows } = await db.query<Row>(`${SELECT} WHERE t.family = $1 AND t.kind = 'contract' ORDER BY t.version DESC`, [family]);
+  return rows.map(fromRow);
+}
+
+/** The contract tables holding contracts of this (bare) name: every family, each family's newest version first. */
+export async function contractTablesOf(db: Queryable, contract: string): Promise<TableRec[]> {
+  const { rows } = await db.query<Row>(`${SELECT} WHERE t.contract = $1 AND t.kind = 'contract' ORDER BY t.family, t.version DESC`, [contract]);
+  return rows.map(fromRow);
+}
+
 export async function tablesBySqlName(db: Queryable, sqlNames: string[]): Promise<TableRec[]> {
   if (sqlNames.length === 0) return [];
   const { rows } = await db.query<Row>(`${SELECT} WHERE t.sql_name = ANY($1)`, [sqlNames]);
@@ -196,8 +208,7 @@ export class TableSet {
   private async versions(family: string): Promise<TableRec[]> {
     let list = this.families.get(family);
     if (!list) {
-      const { rows } = await this.client.query<Row>(`${SELECT} WHERE t.family = $1 AND t.kind = 'contract' ORDER BY t.version DESC`, [family]);
-      list = rows.map((r) => this.bySql.get(r.sql_name) ?? fromRow(r));
+      list = (await familyVersions(this.client, family)).map((r) => this.bySql.get(r.sqlName) ?? r);
       for (const rec of list) this.bySql.set(rec.sqlName, rec);
       this.families.set(family, list);
     }

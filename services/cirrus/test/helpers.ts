@@ -23,11 +23,14 @@ export class Chain {
   private txCounter = 0;
   private readonly nonces = new Map<string, bigint>();
 
-  constructor(private readonly identity: { organization: string } | null = null) {}
+  constructor(
+    private readonly identity: { organization: string } | null = null,
+    readonly chainId = '',
+  ) {}
 
   private ctx(block: number, from: string): ExecutionContext {
     return {
-      chainId: '',
+      chainId: this.chainId,
       block: { number: block, timestamp: 1_700_000_000 + block * 10, coinbase: '' },
       tx: { hash: hashOf(++this.txCounter), origin: from, gasPrice: 0n, gasLimit: 10_000_000n, value: 0n },
       identity: this.identity ? { username: 'u', organization: this.identity.organization, organizationalUnit: '', certificate: '' } : null,
@@ -71,8 +74,8 @@ export class Chain {
   }
 }
 
-export function exec(number: number, receipts: Receipt[]): ExecResult {
-  return { chainId: '', block: { number, hash: blockHash(number), timestamp: 1_700_000_000 + number * 10, parentHash: blockHash(number - 1), stateRoot: '00'.repeat(32) }, receipts };
+export function exec(number: number, receipts: Receipt[], chainId = ''): ExecResult {
+  return { chainId, block: { number, hash: blockHash(number), timestamp: 1_700_000_000 + number * 10, parentHash: blockHash(number - 1), stateRoot: '00'.repeat(32) }, receipts };
 }
 
 /** A test's infrastructure and a running cirrus, with helpers to feed and query it. */
@@ -116,7 +119,8 @@ export class Harness {
   }
 
   async publish(e: ExecResult): Promise<void> {
-    await this.js.publish('exec.main', JSON.stringify(e), { msgID: `main:${e.block.number}` });
+    const chain = e.chainId || 'main';
+    await this.js.publish(`exec.${chain}`, JSON.stringify(e), { msgID: `${chain}:${e.block.number}` });
     this.published++;
   }
 
@@ -136,15 +140,15 @@ export class Harness {
     await new Promise((r) => setTimeout(r, 30));
   }
 
-  async search(table: string, query: string, prefer?: string): Promise<SearchResponse & { body: unknown }> {
-    const res = await call(this.nc, CIRRUS.search, { table, query, username: 'alice', ...(prefer ? { prefer } : {}) });
+  async search(table: string, query: string, prefer?: string, username = 'alice'): Promise<SearchResponse & { body: unknown }> {
+    const res = await call(this.nc, CIRRUS.search, { table, query, username, ...(prefer ? { prefer } : {}) });
     return { ...res, body: JSON.parse(res.rows) };
   }
 
   /** The PlatformError a search fails with. */
-  async failure(table: string, query: string): Promise<PlatformError> {
+  async failure(table: string, query: string, username?: string): Promise<PlatformError> {
     try {
-      await this.search(table, query);
+      await this.search(table, query, undefined, username);
     } catch (err) {
       if (err instanceof PlatformError) return err;
       throw err;
