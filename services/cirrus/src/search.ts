@@ -140,7 +140,7 @@ class QueryCatalogue {
     }
     for (const { relation, versions } of found) {
       const nested = embeds.filter((e) => e.relation === relation.name).flatMap((e) => e.select);
-      if (!this.tables.has(relation.target) || nested.length > 0) for (const v of versions) await this.add(v.name, v.rec, nested, depth + 1);
+      for (const v of versions) if (nested.length > 0 || !this.tables.has(v.name)) await this.add(v.name, v.rec, nested, depth + 1);
     }
   }
 

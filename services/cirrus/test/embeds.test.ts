@@ -32,6 +32,13 @@ contract Node {
   uint n;
   constructor(address nx, uint _n) { next = Node(nx); n = _n; }
 }`;
+/** Links of two versions (`w` a string in the second), each referring to one of the first. */
+const LINK = `
+contract Link {
+  Link prev;
+  uint w;
+  constructor(address p, uint _w) { prev = Link(p); w = _w; }
+}`;
 const VAULT = ITEM.replace('contract Item', 'contract Vault');
 const PUB = `${VAULT}
 contract Pub {
@@ -89,6 +96,8 @@ beforeAll(async () => {
       created('o5', main.create(6, OTHER, ORDER, 'Order', { b: addr.i4, s: addr.i3, q: 5 })),
     ]),
   );
+  await h.publish(exec(9, [created('k1', main.create(9, SENDER, LINK, 'Link', { p: SENDER, _w: 1 }))]));
+  await h.publish(exec(10, [created('k2', main.create(10, SENDER, LINK.replace('uint w;', 'string w;').replace('uint _w', 'string _w'), 'Link', { p: addr.k1, _w: 'two' }))]));
   // families of organizations: Acme's orders beside the plain ones; bids of Acme and Beta only
   const acme = new Chain({ organization: 'Acme' });
   const beta = new Chain({ organization: 'Beta' });
@@ -192,6 +201,11 @@ describe('embeds across table versions', () => {
         buyerItem: expect.objectContaining({ address: addr.i4, chainId: '', qty: 'four', block_number: 5 }) as unknown,
       },
     ]);
+  });
+
+  test('a contract referring to its own kind across versions: both directions read both versions', async () => {
+    expect(await rows('Link', 'select=w,prev(w),Link(w)')).toEqual([{ w: 'two', prev: { w: 1 }, Link: [] }]);
+    expect(await rows('Link@1', 'select=w,prev(w),Link(w,prev(w))')).toEqual([{ w: 1, prev: null, Link: [{ w: 'two', prev: { w: 1 } }] }]);
   });
 
   test('a reverse embed reads every version of the referring family that has the variable', async () => {
