@@ -291,7 +291,10 @@ async function watchHops(natsUrl: string): Promise<{ seen: Map<string, Partial<R
         if (!err) for (const hash of hashes(msg.data, msg.subject)) mark(hash, hop);
       },
     });
-  watch('tx.admitted.>', 'admitted', (d) => [decodeJson<{ hash: string }>(d).hash]);
+  watch('tx.admitted.>', 'admitted', (d) => {
+    const body = decodeJson<{ hash: string } | Array<{ hash: string }>>(d);
+    return (Array.isArray(body) ? body : [body]).map((t) => t.hash);
+  });
   watch('block.>', 'block', (d) => decodeJson<{ transactions: Array<{ hash: string }> }>(d).transactions.map((t) => t.hash));
   watch('exec.>', 'exec', (d) => decodeJson<{ receipts: Array<{ transactionHash: string }> }>(d).receipts.map((r) => r.transactionHash));
   watch('tx.done', 'done', (d) => decodeJson<{ results: Array<{ hash: string }> }>(d).results.map((r) => r.hash));

@@ -5,7 +5,7 @@
 import type { StreamSpec } from './jetstream.js';
 
 export const STREAMS = {
-  /** admitted transactions, `tx.admitted.<chain>`, msgID = transaction hash */
+  /** admitted transactions, `tx.admitted.<chain>`: one (msgID = its hash) or a list published together (msgID `list:<sha256 of the hashes>`) */
   tx: { name: 'TX', subjects: ['tx.admitted.>'] },
   /** ordered blocks, `block.<chain>`: what was decided (replicated network-wide) */
   blocks: { name: 'BLOCKS', subjects: ['block.>'] },

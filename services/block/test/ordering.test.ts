@@ -1,6 +1,8 @@
 // Invariants of ordering: a hash executes once per chain whatever the
 // redeliveries; an account's transactions run in nonce order however they
 // arrive; a nonce gap is held for a bounded time and then fails clearly.
+import { jetstreamManager } from '@nats-io/jetstream';
+import { STREAMS, encodeJson } from '@platform/bus';
 import { contractAddress } from '@platform/crypto';
 import { Account, COUNTER, blockFixture, receiptFor, receiptsOf, type BlockFixture } from './helpers.js';
 
@@ -32,6 +34,33 @@ test('a transaction published again past the duplicate window is executed once',
   // and the block stream holds each transaction once
   const inBlocks = f.blocks.values.flatMap((b) => b.transactions.map((t) => t.hash));
   expect(inBlocks.filter((h) => h === call.hash)).toHaveLength(1);
+});
+
+test('a message may hold a list of transactions: each executes once, and the message is acknowledged when all are applied', async () => {
+  await f.start();
+  const alice = new Account();
+  const create = alice.create(COUNTER, 'Counter', { start: 0 });
+  const address = contractAddress(alice.address, 0n);
+  const calls = [1, 2, 3].map((n) => alice.call(address, 'add', { n }, n));
+  await f.publish(create);
+  await f.execs.until((e) => receiptFor(e, create.hash) !== undefined);
+  // out of nonce order, the creation again (executed already), something that is no transaction
+  const list = [calls[1], create, calls[0], { hash: 'not a transaction' }];
+  await f.js.publish('tx.admitted.main', encodeJson(list), { msgID: 'list-1' });
+  // a later list repeats a waiting one (an outbox republish) and brings the last
+  await f.js.publish('tx.admitted.main', encodeJson([calls[1], calls[2]]), { msgID: 'list-2' });
+  const execs = await f.execs.until((e) => calls.every((c) => receiptFor(e, c.hash) !== undefined));
+  expect(calls.map((c) => receiptFor(execs, c.hash)!.returnValues[0])).toEqual(['1', '3', '6']);
+  expect(receiptsOf(execs).filter((r) => r.transactionHash === create.hash)).toHaveLength(1);
+  expect(receiptsOf(execs).filter((r) => r.transactionHash === calls[1].hash)).toHaveLength(1);
+  const jsm = await jetstreamManager(f.nc);
+  const deadline = Date.now() + 5_000;
+  let info = await jsm.consumers.info(STREAMS.tx.name, 'block-main');
+  while (info.num_ack_pending > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    info = await jsm.consumers.info(STREAMS.tx.name, 'block-main');
+  }
+  expect([info.num_ack_pending, info.num_pending]).toEqual([0, 0]);
 });
 
 test("an account's transactions submitted out of nonce order run in nonce order", async () => {

@@ -64,7 +64,7 @@ export async function startTransactionService(options: TransactionServiceOptions
     await declareExecConsumer(jsm, options.execAckWaitMs ?? EXEC_ACK_WAIT_MS);
     const js = jetstream(nc);
 
-    const outbox = new Outbox(js, pool, markPool, logger, options.faults);
+    const outbox = new Outbox(js, pool, markPool, logger, options.faults, nc.info?.max_payload);
     undo.unshift(() => outbox.marksWritten());
     // what a crash left between commit and publish goes out before anything new
     const republished = await outbox.sweep();

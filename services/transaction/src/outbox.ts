@@ -5,10 +5,20 @@
 // bytes, at the next start or by the sweeper. JetStream drops a duplicate
 // within its window, and the block service refuses a hash it has executed.
 //
+// Transactions published together go as one message per chain (a JSON list
+// of their bodies, at most max_payload): a JetStream message costs the server
+// a store, an acknowledgement, a delivery and the consumer's acknowledgement,
+// more than admitting the transaction cost. A message of one transaction is
+// its body alone, msgID = its hash; a list's msgID names its hashes, so a
+// retry of the same list is dropped by the stream, and a transaction that
+// comes again in another list is refused by the block service, which keeps
+// the executed hashes.
+//
 // Because losing a mark costs only a repeated publish, marks are written in
 // batches (those that arrive while one is written go together in the next)
 // on a connection that does not wait for the WAL flush: the client's answer
 // waits for the stream's acknowledgement, not for the mark.
+import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { SUBJECTS } from '@platform/bus';
 import type { Logger } from '@platform/common';
@@ -44,6 +54,8 @@ export class Outbox {
     private readonly markPool: Db,
     private readonly logger: Logger,
     private readonly faults: Faults = {},
+    /** the server's max_payload: a message of several transactions stays under it */
+    private readonly maxPayload = 1024 * 1024,
   ) {}
 
   /**
@@ -60,8 +72,9 @@ export class Outbox {
       this.logger.warn({ err, unpublished: hashes.length }, 'publishing admitted transactions failed; a sweep retries');
       return 0;
     }
-    const results = await Promise.allSettled(messages.map((m) => this.js.publish(SUBJECTS.tx.admitted(m.chainId), m.body, { msgID: m.hash })));
-    const acked = hashes.filter((_, i) => results[i].status === 'fulfilled');
+    const batches = admittedMessages(messages, this.maxPayload - 4096);
+    const results = await Promise.allSettled(batches.map((b) => this.js.publish(SUBJECTS.tx.admitted(b.chainId), b.data, { msgID: b.msgID })));
+    const acked = batches.flatMap((b, i) => (results[i].status === 'fulfilled' ? b.hashes : []));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) this.logger.warn({ err: failed.reason, unpublished: hashes.length - acked.length }, 'publishing admitted transactions failed; a sweep retries');
     this.unmarked.push(...acked);
@@ -118,4 +131,45 @@ export class Outbox {
     timer.unref();
     return () => clearInterval(timer);
   }
+}
+
+/** One message of `tx.admitted.<chain>`. */
+export interface AdmittedMessage {
+  chainId: string;
+  hashes: string[];
+  msgID: string;
+  data: string;
+}
+
+/**
+ * The messages that carry `messages` (in their order per chain): one per
+ * chain, split where a message would pass `maxBytes`. One transaction alone is
+ * its body, with msgID = its hash; several are the list of their bodies.
+ */
+export function admittedMessages(messages: OutboxMessage[], maxBytes: number): AdmittedMessage[] {
+  const byChain = new Map<string, OutboxMessage[][]>();
+  const openRunBytes = new Map<string, number>();
+  for (const m of messages) {
+    let runs = byChain.get(m.chainId);
+    if (!runs) byChain.set(m.chainId, (runs = [[]]));
+    let run = runs[runs.length - 1]!;
+    // a list's bytes: each body and its comma, and the brackets
+    const size = Buffer.byteLength(m.body) + 1;
+    let bytes = openRunBytes.get(m.chainId) ?? 1;
+    if (run.length > 0 && bytes + size > maxBytes) {
+      runs.push((run = []));
+      bytes = 1;
+    }
+    run.push(m);
+    openRunBytes.set(m.chainId, bytes + size);
+  }
+  const out: AdmittedMessage[] = [];
+  for (const [chainId, runs] of byChain) {
+    for (const run of runs) {
+      const hashes = run.map((m) => m.hash);
+      if (run.length === 1) out.push({ chainId, hashes, msgID: run[0]!.hash, data: run[0]!.body });
+      else out.push({ chainId, hashes, msgID: `list:${createHash('sha256').update(hashes.join(',')).digest('hex')}`, data: `[${run.map((m) => m.body).join(',')}]` });
+    }
+  }
+  return out;
 }

@@ -4,7 +4,7 @@
 import { recoverAddress } from 'ethers';
 import { TX, call, type SubmitItem, type SubmitRequest } from '@platform/bus';
 import { PlatformError } from '@platform/common';
-import { admittedByHash, ethersSigningHash, ethersTransactionHash, fieldsOf, fixture, type Fixture } from './helpers.js';
+import { admittedByHash, ethersSigningHash, ethersTransactionHash, fieldsOf, fixture, listMsgId, type Fixture } from './helpers.js';
 
 const SRC = 'contract SimpleStorage { uint x; constructor(uint _x) { x = _x; } function set(uint _x) public { x = _x; } }';
 const CONTRACT_ADDRESS = 'c0ffee'.padEnd(40, '0');
@@ -27,7 +27,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     await f?.stop();
   });
 
-  test('a submission answers Pending hashes and publishes each with msgID = hash, signed by the user (ethers recovers)', async () => {
+  test('a submission answers Pending hashes and publishes them together, in one message named by their hashes, signed by the user (ethers recovers)', async () => {
     await f.start();
     const address = await f.user('alice');
     const results = await call(f.nc, TX.submit, request('alice', [upload(), callSet(7), { type: 'TRANSFER', payload: { toAddress: `0x${'ab'.repeat(20)}`, value: '5000000000000000000000' } }]));
@@ -39,7 +39,7 @@ describe('transaction - admission of vault-signed transactions', () => {
       const messages = published.get(r.hash)!;
       expect(messages).toHaveLength(1);
       expect(messages[0].subject).toBe('tx.admitted.main');
-      expect(messages[0].msgId).toBe(r.hash);
+      expect(messages[0].msgId).toBe(listMsgId(results.map((x) => x.hash)));
       return messages[0].tx;
     });
     expect(txs.map((t) => t.nonce)).toEqual([0, 1, 2]);

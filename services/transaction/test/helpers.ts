@@ -3,6 +3,7 @@
 // configuration the test needs (one instance at a time: every instance of
 // the service answers in one queue group). The block service is played by
 // the tests themselves, publishing ExecResults to the real EXEC stream.
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
@@ -116,9 +117,16 @@ export async function admittedMessages(f: Fixture): Promise<StreamMessage[]> {
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await f.jsm.streams.getMessage(STREAMS.tx.name, { seq });
     if (!m) continue;
-    out.push({ seq, subject: m.subject, msgId: m.header.get('Nats-Msg-Id') || undefined, tx: m.json<Transaction>() });
+    // a message holds one transaction, or a list of those published together
+    const body = m.json<Transaction | Transaction[]>();
+    for (const tx of Array.isArray(body) ? body : [body]) out.push({ seq, subject: m.subject, msgId: m.header.get('Nats-Msg-Id') || undefined, tx });
   }
   return out;
+}
+
+/** The msgID of a message of several transactions, computed here as the outbox's documentation says. */
+export function listMsgId(hashes: string[]): string {
+  return `list:${createHash('sha256').update(hashes.join(',')).digest('hex')}`;
 }
 
 export async function admittedByHash(f: Fixture, hashes: string[]): Promise<Map<string, StreamMessage[]>> {

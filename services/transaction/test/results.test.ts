@@ -7,7 +7,7 @@ import { TX, call, type SubmitItem, type TxDoneNotice } from '@platform/bus';
 import { PlatformError, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
 import { doneNotices, recordExecResult } from '../src/consumer.js';
 import { createPool, migrate } from '../src/db.js';
-import { admittedByHash, ethersSigningHash, execResult, fieldsOf, fixture, publishExec, receipt, until, type Fixture } from './helpers.js';
+import { admittedByHash, ethersSigningHash, execResult, fieldsOf, fixture, listMsgId, publishExec, receipt, until, type Fixture } from './helpers.js';
 
 const SRC = 'contract Box { uint v; constructor(uint _v) { v = _v; } function get() public returns (uint) { return v; } }';
 const BOX = 'b0'.repeat(20);
@@ -212,7 +212,7 @@ describe('transaction - results, notices and the invariants', () => {
     }
   });
 
-  test('outbox: transactions stored but not published (a crash between) go out at the next start, with msgID = hash and the same bytes', async () => {
+  test('outbox: transactions stored but not published (a crash between) go out at the next start, with the same bytes, together under the msgID of their hashes', async () => {
     const crashed = await f.start({ faults: { beforePublish: () => { throw new Error('simulated crash before publish'); } } });
     await f.user('vera');
     const pendings = await call(f.nc, TX.submit, { username: 'vera', organization: null, chainId: null, transactions: [get, send] });
@@ -226,7 +226,7 @@ describe('transaction - results, notices and the invariants', () => {
     for (const row of stored) {
       const messages = published.get(row.hash)!;
       expect(messages).toHaveLength(1);
-      expect(messages[0].msgId).toBe(row.hash);
+      expect(messages[0].msgId).toBe(listMsgId(hashes));
       expect(JSON.stringify(messages[0].tx)).toBe(row.body);
     }
     expect((await f.sql(crashed.databaseUrl, 'SELECT published FROM tx.transactions')).every((r) => r.published)).toBe(true);

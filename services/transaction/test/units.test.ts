@@ -2,7 +2,9 @@
 // to results, and the HTTP schemas (compiled by a strict ajv, the gateway's validator).
 import { Ajv } from 'ajv';
 import type { CreatedContract, Transaction, Xabi } from '@platform/common';
+import { createHash } from 'node:crypto';
 import { draftsOf } from '../src/drafts.js';
+import { admittedMessages } from '../src/outbox.js';
 import { finalResult, hex64 } from '../src/results.js';
 import { fillParamsSchema, rawTransactionBodySchema, resultsBodySchema, transactionBodySchema, transactionQuerySchema, txResultSchema } from '@platform/bus';
 import { execResult, receipt } from './helpers.js';
@@ -113,5 +115,26 @@ describe('transaction - HTTP schemas', () => {
     expect(validate(rawTransactionBodySchema, { nonce: 0, gasPrice: 1, gasLimit: 1, value: 0, initOrData: '', r: '01'.repeat(33), s: '02' })).toMatch(/^\/r /);
     expect(validate(rawTransactionBodySchema, { nonce: 0, gasPrice: 1, gasLimit: 1, value: 0, initOrData: '', r: '01', s: '02', v: 29 })).toMatch(/^\/v /);
     expect(validate(resultsBodySchema, ['abc'])).toMatch(/^\/0 /);
+  });
+});
+
+describe('outbox messages', () => {
+  const m = (hash: string, chainId: string, size = 10) => ({ hash, chainId, body: JSON.stringify({ hash, pad: 'x'.repeat(size) }) });
+
+  test('one message per chain in order, split below the size; a lone transaction is its body under its hash', () => {
+    const messages = [m('a1', ''), m('b1', 'c'.repeat(64)), m('a2', ''), m('a3', '', 260), m('a4', '')];
+    const out = admittedMessages(messages, 300);
+    expect(out.map((o) => [o.chainId, o.hashes])).toEqual([
+      ['', ['a1', 'a2']],
+      ['', ['a3']],
+      ['', ['a4']],
+      ['c'.repeat(64), ['b1']],
+    ]);
+    expect(out.every((o) => Buffer.byteLength(o.data) <= 300)).toBe(true);
+    expect(out[0].data).toBe(`[${messages[0].body},${messages[2].body}]`);
+    expect(out[0].msgID).toBe(`list:${createHash('sha256').update('a1,a2').digest('hex')}`);
+    expect(out[1]).toEqual({ chainId: '', hashes: ['a3'], msgID: 'a3', data: messages[3].body });
+    // the same list again: the same msgID, so the stream drops a retry
+    expect(admittedMessages(messages, 300).map((o) => o.msgID)).toEqual(out.map((o) => o.msgID));
   });
 });

@@ -32,12 +32,13 @@ export class Mempool<M> {
     return this.waiting.has(hash);
   }
 
-  /** Adds a transaction, or refreshes the message of one already waiting (a redelivery). Returns the one it replaced. */
-  add(entry: Waiting<M>): Waiting<M> | undefined {
+  /** Adds a transaction, or gives one already waiting (a redelivery) the new message. Returns the message it replaced. */
+  add(entry: Waiting<M>): M | undefined {
     const prev = this.waiting.get(entry.tx.hash);
     if (prev) {
+      const replaced = prev.msg;
       prev.msg = entry.msg;
-      return prev;
+      return replaced;
     }
     this.waiting.set(entry.tx.hash, entry);
     return undefined;

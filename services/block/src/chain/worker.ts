@@ -2,8 +2,9 @@
 // over one store, so a block is never applied twice or half.
 //
 // - Admitted transactions arrive from a durable pull consumer on
-//   `tx.admitted.<chain>` into the mempool; they are acknowledged only once
-//   a block holding them is appended and applied here.
+//   `tx.admitted.<chain>` into the mempool, one or a list per message; a
+//   message is acknowledged only once blocks holding all its transactions
+//   are appended and applied here.
 // - Blocks arrive from an ordered consumer on `block.<chain>`, starting after
 //   the last applied one. Blocks this node proposed are already applied when
 //   they come back and are skipped; others are re-executed and their state
@@ -82,7 +83,7 @@ export class ChainWorker {
   readonly chainId: ChainId;
   private readonly token: string;
   private readonly log: Logger;
-  private readonly mempool = new Mempool<JsMsg>();
+  private readonly mempool = new Mempool<Delivery>();
   private keepAlive: NodeJS.Timeout | null = null;
   /** blocks from the stream, not yet looked at */
   private readonly incoming: Array<{ block: Block; seq: number }> = [];
@@ -325,7 +326,10 @@ export class ChainWorker {
     this.head = head;
     await this.hook('afterApply', block);
     await this.publishOutbox();
-    for (const tx of block.transactions) this.mempool.take(tx.hash)?.msg.ack();
+    for (const tx of block.transactions) {
+      const taken = this.mempool.take(tx.hash);
+      if (taken) release(taken.msg);
+    }
   }
 
   /** Applies the blocks the stream delivered; true if one was applied. */
@@ -461,38 +465,67 @@ export class ChainWorker {
     })().catch((err: unknown) => this.log.error({ err }, 'the admitted-transaction consumer stopped'));
   }
 
-  /** "still working on it" for every transaction waiting longer than a fraction of the ack wait (a nonce gap, a full mempool) */
+  /** "still working on it" for every message with a transaction waiting longer than a fraction of the ack wait (a nonce gap, a full mempool) */
   private keepWaitingAlive(): void {
     const before = Date.now() - ADMITTED_ACK_WAIT_MS / 3;
+    const told = new Set<Delivery>();
     for (const waiting of this.mempool.entries()) {
       if (waiting.since > before) break; // in order of arrival: the rest are younger
-      waiting.msg.working();
+      if (told.has(waiting.msg)) continue;
+      told.add(waiting.msg);
+      waiting.msg.msg.working();
     }
   }
 
   private admit(m: JsMsg): void {
-    let tx: Transaction;
+    let parsed: Transaction | Transaction[];
     try {
-      tx = m.json<Transaction>();
+      parsed = m.json<Transaction | Transaction[]>();
     } catch {
       this.log.error({ seq: m.seq }, 'an admitted message is not JSON; dropped');
       m.term();
       return;
     }
-    const why = transactionShapeError(tx, this.chainId);
-    if (why) {
-      this.log.error({ seq: m.seq, hash: (tx as { hash?: unknown })?.hash, why }, 'an admitted message is not a transaction of this chain; dropped');
-      m.term();
+    const list = Array.isArray(parsed);
+    const txs: Transaction[] = list ? (parsed as Transaction[]) : [parsed as Transaction];
+    const delivery: Delivery = { msg: m, waiting: 0 };
+    const since = Date.now();
+    const bytes = Math.ceil(m.data.length / Math.max(1, txs.length));
+    for (const tx of txs) {
+      const why = transactionShapeError(tx, this.chainId);
+      if (why) {
+        this.log.error({ seq: m.seq, hash: (tx as { hash?: unknown })?.hash, why }, 'an admitted message holds something that is not a transaction of this chain; dropped');
+        continue;
+      }
+      // executed already (a redelivery, or the outbox republished past JetStream's duplicate window)
+      if (this.o.store.isExecuted(tx.hash)) continue;
+      delivery.waiting++;
+      // waiting already: it is this delivery's now. A redelivery of the same
+      // message supersedes the old delivery, which must never acknowledge it;
+      // another message (an outbox republish) leaves the old one the rest of its own
+      const previous = this.mempool.add({ tx, msg: delivery, since, bytes });
+      if (previous && previous.msg.seq === m.seq) previous.waiting--;
+      else if (previous) release(previous);
+    }
+    if (delivery.waiting === 0) {
+      // nothing of it left to do; a lone malformed transaction is terminated, so that the stream shows it was refused
+      if (!list && transactionShapeError(parsed as Transaction, this.chainId)) m.term();
+      else m.ack();
       return;
     }
-    // executed already (a redelivery, or the outbox republished past JetStream's duplicate window)
-    if (this.o.store.isExecuted(tx.hash)) {
-      m.ack();
-      return;
-    }
-    this.mempool.add({ tx, msg: m, since: Date.now(), bytes: m.data.length });
     this.wake();
   }
+}
+
+/** An admitted message and how many of its transactions wait in the mempool for it. */
+interface Delivery {
+  msg: JsMsg;
+  waiting: number;
+}
+
+/** One of the message's transactions is done with (applied, or waiting for a later message): the last one acknowledges it. */
+function release(delivery: Delivery): void {
+  if (--delivery.waiting === 0) delivery.msg.ack();
 }
 
 /** The identities a private chain's block carries, for execution: only certificates that bind their sender's address count. */
