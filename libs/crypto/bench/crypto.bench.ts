@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { generateKeyPair, keccak256, recoverAddress, sign, type Signature } from '../src/index.js';
+import { generateKeyPair, keccak256, recoverAddress, rlpEncode, sign, type RlpInput, type Signature } from '../src/index.js';
 
 export interface BenchResult {
   name: string;
@@ -43,12 +43,24 @@ export async function run(): Promise<BenchResult[]> {
     payload[0] = i;
     sink ^= keccak256(payload)[0];
   });
+  // the shape of a block's transaction leaf: hashes, addresses, integers, metadata pairs
+  const utf8 = new TextEncoder();
+  const leaf = (i: number): RlpInput => [
+    hashes[i & mask], new Uint8Array(0), hashes[(i + 1) & mask].subarray(0, 20), i, 1n, 100_000_000n, 0n, hashes[(i + 2) & mask].subarray(0, 20), new Uint8Array(0),
+    [[utf8.encode('VM'), utf8.encode('SolidVM')], [utf8.encode('args'), utf8.encode('(1)')], [utf8.encode('funcName'), utf8.encode('bump')]],
+    signatures[i & mask].r, signatures[i & mask].s, 27, utf8.encode('platform'), utf8.encode('raw'), [],
+  ];
+  const leaves = Array.from({ length: 1024 }, (_, i) => leaf(i));
+  const rlpRate = opsPerSecond((i) => {
+    sink ^= rlpEncode(leaves[i & mask])[3];
+  });
   if (sink === -1) throw new Error('unreachable');
 
   return [
     { name: 'crypto: sign (secp256k1, native)', value: signRate, unit: 'ops/s' },
     { name: 'crypto: recoverAddress (secp256k1 recover + keccak)', value: recoverRate, unit: 'ops/s' },
     { name: 'crypto: keccak256 of 200 bytes', value: keccakRate, unit: 'ops/s' },
+    { name: 'crypto: rlpEncode of a transaction leaf', value: rlpRate, unit: 'ops/s' },
   ];
 }
 

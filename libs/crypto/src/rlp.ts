@@ -1,6 +1,5 @@
-import { RLP } from '@ethereumjs/rlp';
 import { CryptoError } from './errors.js';
-import { bytesToHex, hexToBytes } from './hex.js';
+import { bytesToHex } from './hex.js';
 
 /**
  * What `rlpEncode` takes: byte strings, non-negative integers (encoded minimal
@@ -22,8 +21,20 @@ export function bigintToMinimalBytes(n: bigint): Uint8Array {
   if (typeof n !== 'bigint') throw new CryptoError('BAD_RLP', `expected a bigint, got ${typeof n}`);
   if (n < 0n) throw new CryptoError('BAD_RLP', 'a negative integer has no RLP encoding');
   if (n === 0n) return new Uint8Array(0);
+  if (n <= MAX_SAFE) return safeIntegerBytes(Number(n));
   const hex = n.toString(16);
-  return hexToBytes(hex.length % 2 === 0 ? hex : `0${hex}`);
+  return new Uint8Array(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex'));
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Minimal big-endian bytes of a safe integer above 0, by arithmetic: the text round trip cost more than the rest of an encoding. */
+function safeIntegerBytes(n: number): Uint8Array {
+  let length = 0;
+  for (let v = n; v > 0; v = Math.floor(v / 256)) length++;
+  const out = new Uint8Array(length);
+  for (let i = length - 1, v = n; i >= 0; i--, v = Math.floor(v / 256)) out[i] = v % 256;
+  return out;
 }
 
 /** The unsigned big-endian integer of some bytes; the empty array is 0. */
@@ -34,7 +45,7 @@ export function bytesToBigint(b: Uint8Array): bigint {
 /** Minimal big-endian bytes of a non-negative safe integer or bigint. */
 export function integerItem(n: bigint | number, what = 'integer'): Uint8Array {
   if (typeof n === 'bigint') return bigintToMinimalBytes(n);
-  if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) return n === 0 ? EMPTY : bigintToMinimalBytes(BigInt(n));
+  if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0) return n === 0 ? EMPTY : safeIntegerBytes(n);
   throw new CryptoError('BAD_RLP', `${what} must be a non-negative integer, got ${describe(n)}`);
 }
 
@@ -58,15 +69,72 @@ function toItem(input: RlpInput): RlpItem {
   throw new CryptoError('BAD_RLP', `cannot RLP-encode a value of type ${describe(input)}`);
 }
 
-/** RLP of an item tree that is already bytes and lists. */
+/**
+ * RLP of an item tree that is already bytes and lists, written once into one
+ * buffer: a first pass measures every list's payload (in the order the second
+ * pass writes them), the second writes headers and bytes in place. A
+ * block's transactions, headers and trie nodes are encoded on the hot path;
+ * concatenating each list's encoded children, as a recursive encoder does,
+ * copied every byte once per level.
+ */
 export function encodeItem(item: RlpItem): Uint8Array {
-  return RLP.encode(item);
+  const payloads: number[] = [];
+  const out = new Uint8Array(measure(item, payloads));
+  let next = 0;
+  const write = (it: RlpItem, pos: number): number => {
+    if (it instanceof Uint8Array) {
+      if (it.length === 1 && it[0]! < 0x80) {
+        out[pos] = it[0]!;
+        return pos + 1;
+      }
+      pos = writeHeader(out, 0x80, it.length, pos);
+      out.set(it, pos);
+      return pos + it.length;
+    }
+    pos = writeHeader(out, 0xc0, payloads[next++]!, pos);
+    for (const child of it) pos = write(child, pos);
+    return pos;
+  };
+  write(item, 0);
+  return out;
+}
+
+/** The encoded length of `item`; pushes each list's payload length, lists in pre-order. */
+function measure(item: RlpItem, payloads: number[]): number {
+  if (item instanceof Uint8Array) return item.length === 1 && item[0]! < 0x80 ? 1 : headerLength(item.length) + item.length;
+  if (!Array.isArray(item)) throw new CryptoError('BAD_RLP', `cannot RLP-encode a value of type ${describe(item)}`);
+  const slot = payloads.length;
+  payloads.push(0);
+  let payload = 0;
+  for (const child of item) payload += measure(child, payloads);
+  payloads[slot] = payload;
+  return headerLength(payload) + payload;
+}
+
+function lengthBytes(length: number): number {
+  let n = 0;
+  for (let l = length; l > 0; l = Math.floor(l / 256)) n++;
+  return n;
+}
+
+function headerLength(length: number): number {
+  return length < 56 ? 1 : 1 + lengthBytes(length);
+}
+
+function writeHeader(out: Uint8Array, offset: 0x80 | 0xc0, length: number, pos: number): number {
+  if (length < 56) {
+    out[pos] = offset + length;
+    return pos + 1;
+  }
+  const n = lengthBytes(length);
+  out[pos] = offset + 55 + n;
+  for (let i = n, l = length; i >= 1; i--, l = Math.floor(l / 256)) out[pos + i] = l % 256;
+  return pos + 1 + n;
 }
 
 /** RLP-encodes bytes, non-negative integers and nested lists of these. */
 export function rlpEncode(input: RlpInput): Uint8Array {
-  const out = RLP.encode(toItem(input));
-  return out === input ? out.slice() : out;
+  return encodeItem(toItem(input));
 }
 
 function malformed(reason: string, at: number): CryptoError {
