@@ -181,6 +181,12 @@ export interface BatchingOptions {
   maxCalls?: number;
   /** most request bytes in one message (default: the server's max_payload less 4 KiB for headers) */
   maxBytes?: number;
+  /**
+   * most messages awaiting their answer (default: no limit); calls made
+   * meanwhile wait, together, for one to come back. Under load the messages
+   * grow with the service's latency instead of staying one turn's worth.
+   */
+  maxInFlight?: number;
 }
 
 /**
@@ -192,6 +198,7 @@ export interface BatchingOptions {
 export function batchingCaller<Req, Res>(nc: NatsConnection, endpoint: Endpoint<Req, Res>, options: BatchingOptions = {}): (request: Req, meta?: RequestMeta) => Promise<Res> {
   const maxCalls = options.maxCalls ?? 256;
   const maxBytes = options.maxBytes ?? (nc.info?.max_payload ?? 1024 * 1024) - 4096;
+  const maxInFlight = options.maxInFlight ?? Infinity;
   interface Queued {
     request: Req;
     meta: RequestMeta;
@@ -199,25 +206,41 @@ export function batchingCaller<Req, Res>(nc: NatsConnection, endpoint: Endpoint<
     resolve(value: Res): void;
     reject(err: unknown): void;
   }
-  let queue: Queued[] = [];
+  /** full batches waiting for a message to come back */
+  const ready: Queued[][] = [];
+  let open: Queued[] = [];
   let bytes = 0;
+  let inFlight = 0;
+  let scheduled = false;
 
-  const send = (batch: Queued[]): void => {
+  const send = (batch: Queued[]): Promise<void> => {
     if (batch.length === 1) {
       const [only] = batch;
-      call(nc, endpoint, only!.request, only!.meta).then(only!.resolve, only!.reject);
-      return;
+      return call(nc, endpoint, only!.request, only!.meta).then(only!.resolve, only!.reject);
     }
-    void sendBatch(nc, endpoint, batch.map((q) => q.text)).then(
+    return sendBatch(nc, endpoint, batch.map((q) => q.text)).then(
       (answers) => batch.forEach((q, i) => settle(endpoint, answers[i], q)),
       (err: unknown) => batch.forEach((q) => q.reject(err)),
     );
   };
-  const flush = (): void => {
-    const batch = queue;
-    queue = [];
+  const closeOpen = (): void => {
+    if (open.length > 0) ready.push(open);
+    open = [];
     bytes = 0;
-    if (batch.length > 0) send(batch);
+  };
+  const pump = (): void => {
+    scheduled = false;
+    while (inFlight < maxInFlight) {
+      // full batches first; the open one goes only when a message may go now, else it keeps growing
+      if (ready.length === 0) closeOpen();
+      const batch = ready.shift();
+      if (!batch) return;
+      inFlight++;
+      void send(batch).finally(() => {
+        inFlight--;
+        pump();
+      });
+    }
   };
 
   return (request, meta = {}) =>
@@ -225,10 +248,13 @@ export function batchingCaller<Req, Res>(nc: NatsConnection, endpoint: Endpoint<
       const text = JSON.stringify({ request, ...(meta.requestId ? { requestId: meta.requestId } : {}) } satisfies BatchedCall);
       // a call that would not fit a message with others goes alone, as a plain call
       if (text.length * 3 > maxBytes) return void call(nc, endpoint, request, meta).then(resolve, reject);
-      if (queue.length >= maxCalls || bytes + text.length * 3 > maxBytes) flush();
-      if (queue.length === 0) setImmediate(flush);
-      queue.push({ request, meta, text, resolve, reject });
+      if (open.length >= maxCalls || bytes + text.length * 3 > maxBytes) closeOpen();
+      open.push({ request, meta, text, resolve, reject });
       bytes += text.length * 3;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(pump);
+      }
     });
 }
 

@@ -6,6 +6,7 @@ import { batchingCaller, call, connectBus, decodeJson, defineEndpoint, ensureDur
 const logger = createLogger('bus-test', 'silent');
 const echo = defineEndpoint<{ text: string }, { text: string; instance: number }>('vault', 'echo', 'test.echo');
 const fail = defineEndpoint<{ kind: string }, never>('vault', 'fail', 'test.fail');
+const slow = defineEndpoint<{ text: string }, { text: string }>('vault', 'slow', 'test.slow');
 
 describe('bus - request/reply over a real NATS server', () => {
   let infra: TestInfra;
@@ -22,6 +23,10 @@ describe('bus - request/reply over a real NATS server', () => {
       services.push(
         await serve(conn, { name: 'vault', version: '0.1.0', logger }, [
           handle(echo, ({ text }) => ({ text, instance })),
+          handle(slow, async ({ text }) => {
+            await new Promise((r) => setTimeout(r, 100));
+            return { text };
+          }),
           handle(fail, ({ kind }) => {
             if (kind === 'typed') throw new PlatformError('USER_EXISTS', 'User alice already exists', { username: 'alice' });
             throw new Error('SELECT secret FROM keys -- must not leak');
@@ -110,6 +115,21 @@ describe('bus - request/reply over a real NATS server', () => {
         expect(replies.map((r) => r.text)).toEqual([big, 'a', 'b']);
       });
       expect(counts).toEqual({ plain: 1, batches: 1, calls: 2 });
+    });
+
+    test('with maxInFlight, calls made while a message awaits its answer wait for it, together', async () => {
+      const slowBatched = batchingCaller(nc, slow, { maxInFlight: 1 });
+      const counts = await countMessages('test.slow', async () => {
+        const first = Array.from({ length: 5 }, (_, i) => slowBatched({ text: `a${i}` }));
+        const later: Array<Promise<{ text: string }>> = [];
+        for (let turn = 0; turn < 10; turn++) {
+          await new Promise((r) => setTimeout(r, 5));
+          later.push(slowBatched({ text: `b${turn}` }));
+        }
+        const replies = await Promise.all([...first, ...later]);
+        expect(replies.map((r) => r.text)).toEqual([...Array.from({ length: 5 }, (_, i) => `a${i}`), ...Array.from({ length: 10 }, (_, i) => `b${i}`)]);
+      });
+      expect(counts).toEqual({ plain: 0, batches: 2, calls: 15 });
     });
 
     test("each call of a batch gets its own error, typed or INTERNAL, and the others their responses", async () => {

@@ -40,6 +40,13 @@ interface TxQuery {
   chainid?: string;
 }
 
+/**
+ * Raw transactions' messages to the transaction service awaiting their answer:
+ * its admissions commit in groups anyway, and requests that arrive meanwhile
+ * are better sent together than in a message each.
+ */
+const RAW_MESSAGES_IN_FLIGHT = 2;
+
 const wantsResolve = (query: TxQuery) => query.resolve === '' || query.resolve === 'true' || query.resolve === '1';
 
 function idempotencyKey(request: FastifyRequest): { idempotencyKey: string } | object {
@@ -79,7 +86,7 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
   );
 
   // raw transactions come one per request, often many at once: they share messages to the transaction service
-  const submitRaw = batchingCaller(nc, TX.submitRaw);
+  const submitRaw = batchingCaller(nc, TX.submitRaw, { maxInFlight: RAW_MESSAGES_IN_FLIGHT });
   const rawHandler = async (request: FastifyRequest<{ Querystring: TxQuery; Body: RawTransactionBody }>) => {
     const { username, org } = principalOf(request);
     const result = await submitRaw({ username, organization: org, chainId: request.query.chainid ?? null, transaction: request.body, ...idempotencyKey(request) }, { requestId: request.id });
