@@ -92,6 +92,7 @@ class QueryCatalogue {
   constructor(
     private readonly pool: Db,
     private readonly visible: readonly string[],
+    private readonly chainsOf: (rec: TableRec, visible: readonly string[]) => Promise<ReadonlySet<string> | undefined>,
   ) {}
 
   list(): CatalogueTable[] {
@@ -134,7 +135,7 @@ class QueryCatalogue {
       for (const { relation } of found) if (!relations.some((r) => JSON.stringify(r) === JSON.stringify(relation))) relations.push(relation);
       this.tables.set(name, { ...seen, relations });
     } else {
-      const chains = await rowChains(this.pool, rec, this.visible);
+      const chains = await this.chainsOf(rec, this.visible);
       const table = catalogueTable(name, rec, found.map((f) => f.relation));
       this.tables.set(name, chains ? { ...table, chains } : table);
     }
@@ -235,8 +236,11 @@ export async function resolveTable(pool: Db, name: string): Promise<TableRec | u
  * resolution that raced a notice is not remembered; without the listening
  * connection nothing is remembered, so a change is never missed.
  */
+const ROW_CHAINS_TTL_MS = 1_000;
+
 export class TableResolver {
   private readonly cache = new Map<string, TableRec>();
+  private readonly chains = new Map<string, { chains: Promise<ReadonlySet<string> | undefined>; until: number }>();
   private generation = 0;
   private listening = false;
   private listener: pg.Client | undefined;
@@ -298,6 +302,27 @@ export class TableResolver {
   private forget(): void {
     this.generation++;
     this.cache.clear();
+    this.chains.clear();
+  }
+
+  /**
+   * rowChains, remembered for ROW_CHAINS_TTL_MS per table and set of visible
+   * chains: it is a query of its own, and every search needs it. For that
+   * long, a table whose last row on a chain was just deleted may still
+   * answer an empty list where it would answer 404; a table that just got
+   * its first visible row may still answer 404.
+   */
+  rowChains(rec: TableRec, visible: readonly string[]): Promise<ReadonlySet<string> | undefined> {
+    const key = `${rec.sqlName}\n${visible.join(',')}`;
+    const now = Date.now();
+    const hit = this.chains.get(key);
+    if (hit && hit.until > now) return hit.chains;
+    const chains = rowChains(this.pool, rec, visible);
+    if (this.chains.size >= 10_000) this.chains.clear();
+    this.chains.set(key, { chains, until: now + ROW_CHAINS_TTL_MS });
+    // a failure is not remembered
+    chains.catch(() => this.chains.delete(key));
+    return chains;
   }
 
   async resolve(name: string): Promise<TableRec | undefined> {
@@ -320,7 +345,7 @@ export async function search(pool: Db, resolver: TableResolver, request: SearchR
   }
   const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
   const rec = await resolver.resolve(request.table);
-  const tables = new QueryCatalogue(pool, visible);
+  const tables = new QueryCatalogue(pool, visible, (r, chains) => resolver.rowChains(r, chains));
   if (rec) await tables.add(request.table, rec, ast.select);
   const catalogue = catalogueOf(tables.list());
   const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visible });
