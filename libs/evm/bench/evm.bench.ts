@@ -1,7 +1,9 @@
 // @platform/evm: token-transfer calls per second through callContract (JSON
 // arguments encoded by the ABI, the EVM over a WorldState, results, events and
 // state changes decoded), the same with raw calldata, and compilation: a cold
-// solc run against a cache hit.
+// solc run against a cache hit. With `decodeStorage` (the block service's
+// INDEX_EVM), the same transfer and a call writing a mapping of structs, a
+// nested mapping and array elements, against the same call without it.
 import type { ExecutionContext } from '@platform/common';
 import { MemoryWorldState } from '@platform/solidvm';
 import { callContract, clearCompileCache, compileCacheStats, compileSolidity, createContract, selectorOf } from '../src/index.js';
@@ -19,6 +21,27 @@ contract Token {
     balances[to] += amount;
     emit Transfer(msg.sender, to, amount);
     return true;
+  }
+}`;
+
+// writes what the decoding attributes: entries of a mapping of structs (a
+// string member), a nested mapping, a constant key (hashed by solc), an array
+// element; the array does not grow, so every call costs the same
+const LEDGER = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract Ledger {
+  struct Entry { uint amount; string memo; address who; }
+  mapping(uint => Entry) entries;
+  mapping(address => mapping(uint => bool)) seen;
+  mapping(uint => uint) totals;
+  uint[8] recent;
+  uint count;
+  function add(uint amount, string memory memo) public {
+    count += 1;
+    entries[count % 100] = Entry(amount, memo, msg.sender);
+    seen[msg.sender][count % 100] = true;
+    totals[0] += amount;
+    recent[count % 8] = amount;
   }
 }`;
 
@@ -64,6 +87,19 @@ export async function run(): Promise<Array<{ name: string; value: number; unit: 
     const r = await callContract(state, ctx(true), { caller: ALICE, address, method: 'transfer', args });
     if (!r.ok) throw new Error(r.message);
   });
+  const decoded = await rate(seconds, async () => {
+    const r = await callContract(state, ctx(false), { caller: ALICE, address, method: 'transfer', args }, { decodeStorage: true });
+    if (!r.ok) throw new Error(r.message);
+  });
+  const ledger = await createContract(state, ctx(false), { creator: ALICE, src: LEDGER, contractName: 'Ledger', args: {}, nonce: 1n });
+  if (!ledger.ok) throw new Error(ledger.message);
+  const entry = { amount: 5, memo: 'a memo of a few words' };
+  const add = (decodeStorage: boolean) => async () => {
+    const r = await callContract(state, ctx(false), { caller: ALICE, address: ledger.address!, method: 'add', args: entry }, { decodeStorage });
+    if (!r.ok) throw new Error(r.message);
+  };
+  const ledgerPlain = await rate(seconds, add(false));
+  const ledgerDecoded = await rate(seconds, add(true));
   const data = selectorOf({ name: 'transfer', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }] }) + BOB.padStart(64, '0') + '1'.padStart(64, '0');
   const raw = await rate(seconds, async () => {
     const r = await callContract(state, ctx(false), { caller: ALICE, address, data });
@@ -86,6 +122,9 @@ export async function run(): Promise<Array<{ name: string; value: number; unit: 
     { name: 'evm token transfer (method + JSON args)', value: Math.round(byName), unit: 'calls/s' },
     { name: 'evm token transfer (gas enabled)', value: Math.round(metered), unit: 'calls/s' },
     { name: 'evm token transfer (raw calldata)', value: Math.round(raw), unit: 'calls/s' },
+    { name: 'evm token transfer (storage decoded, INDEX_EVM)', value: Math.round(decoded), unit: 'calls/s' },
+    { name: 'evm ledger write: struct entry, nested mapping, array', value: Math.round(ledgerPlain), unit: 'calls/s' },
+    { name: 'evm ledger write (storage decoded, INDEX_EVM)', value: Math.round(ledgerDecoded), unit: 'calls/s' },
     { name: 'solc compile, cache miss', value: Math.round(cold), unit: 'ms' },
     { name: 'solc compile, cache hit', value: Math.round(hitRate), unit: 'compiles/s' },
   ];

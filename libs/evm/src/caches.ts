@@ -1,3 +1,4 @@
+import { clearIndexingCaches } from './indexing.js';
 import { clearMetaCaches } from './meta.js';
 import { clearCompileCache } from './solc.js';
 import { clearCodeCache } from './state-adapter.js';
@@ -7,4 +8,5 @@ export function clearCaches(): void {
   clearCompileCache();
   clearMetaCaches();
   clearCodeCache();
+  clearIndexingCaches();
 }

@@ -2,48 +2,85 @@
 // more than a token transfer, so each chain keeps a few idle ones. An
 // instance serves one transaction at a time (it holds the journal and the
 // block of the running call), hence the pool rather than a single instance.
+//
+// Each instance has its own Common, whose Keccak is the node's WebAssembly one
+// — or, for a transaction whose storage is to be decoded, the same one
+// recording what it hashes (slots.ts needs the preimages of hashed slots).
+// The EVM looks the function up on every KECCAK256, so switching it per
+// transaction costs nothing, and a transaction that is not decoded runs the
+// plain function.
 import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
 import { WorldStateAdapter } from './state-adapter.js';
 import { keccak256 } from '@platform/crypto';
 
+/** What a transaction hashed: inputs and their hashes, in order. */
+export interface HashLog {
+  inputs: Uint8Array[];
+  outputs: Uint8Array[];
+}
+
 export interface Engine {
   evm: EVM;
   adapter: WorldStateAdapter;
   chainId: string;
+  common: Common;
+  /** set while a transaction's hashes are recorded */
+  hashes: HashLog | null;
 }
 
 const IDLE_PER_CHAIN = 4;
-const commons = new Map<string, Common>();
 const idle = new Map<string, Engine[]>();
+/**
+ * The inputs worth keeping: a mapping key and slot (32 + 32 bytes, or a
+ * string key and a slot), or a slot (32 bytes) whose array or string data
+ * follows its hash. Longer inputs (code, signatures' messages) are not slots.
+ */
+const MIN_PREIMAGE = 32;
+const MAX_PREIMAGE = 32 + 1024;
 
 /**
  * The hardfork and chain of a chain's EVM. CHAINID reads as SolidVM's
  * block.chainid: 0 on the main chain, the 256-bit chain ID of a private chain.
  */
 function commonFor(chainId: string): Common {
-  let c = commons.get(chainId);
-  if (!c) {
-    // Common deep-copies its config through JSON, which has no bigint: a 256-bit
-    // chain ID goes in as hex text (Common reads it back with BigInt())
-    const id = chainId === '' ? 0 : '0x' + chainId;
-    // KECCAK256 and address derivation with the node's WebAssembly Keccak rather than the library's JavaScript one
-    c = createCustomCommon({ chainId: id as unknown as number }, Mainnet, { hardfork: Hardfork.Cancun, customCrypto: { keccak256 } });
-    commons.set(chainId, c);
-  }
-  return c;
+  // Common deep-copies its config through JSON, which has no bigint: a 256-bit
+  // chain ID goes in as hex text (Common reads it back with BigInt())
+  const id = chainId === '' ? 0 : '0x' + chainId;
+  // KECCAK256 and address derivation with the node's WebAssembly Keccak rather than the library's JavaScript one
+  return createCustomCommon({ chainId: id as unknown as number }, Mainnet, { hardfork: Hardfork.Cancun, customCrypto: { keccak256 } });
 }
 
-export async function acquire(chainId: string): Promise<Engine> {
-  const e = idle.get(chainId)?.pop();
-  if (e) return e;
-  const adapter = new WorldStateAdapter();
-  const evm = await createEVM({ common: commonFor(chainId), stateManager: adapter });
-  return { evm, adapter, chainId };
+/** An engine for one transaction; `record`: keep the preimages it hashes (in `hashes`). */
+export async function acquire(chainId: string, record = false): Promise<Engine> {
+  let e = idle.get(chainId)?.pop();
+  if (!e) {
+    const adapter = new WorldStateAdapter();
+    const common = commonFor(chainId);
+    e = { evm: await createEVM({ common, stateManager: adapter }), adapter, chainId, common, hashes: null };
+  }
+  if (record) {
+    const log: HashLog = { inputs: [], outputs: [] };
+    e.hashes = log;
+    e.common.customCrypto.keccak256 = (data: Uint8Array): Uint8Array => {
+      const h = keccak256(data);
+      // the EVM hands KECCAK256 a copy of memory, so the input can be kept as it is
+      if (data.length >= MIN_PREIMAGE && data.length <= MAX_PREIMAGE) {
+        log.inputs.push(data);
+        log.outputs.push(h);
+      }
+      return h;
+    };
+  }
+  return e;
 }
 
 export function release(e: Engine): void {
   e.adapter.end();
+  if (e.hashes) {
+    e.hashes = null;
+    e.common.customCrypto.keccak256 = keccak256;
+  }
   let list = idle.get(e.chainId);
   if (!list) idle.set(e.chainId, (list = []));
   if (list.length < IDLE_PER_CHAIN) list.push(e);

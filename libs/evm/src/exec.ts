@@ -12,6 +12,7 @@ import { acquire, release } from './engine.js';
 import { ExecFailure, badArguments, type FailureCode } from './errors.js';
 import { UNMETERED_GAS_LIMIT, intrinsicGas, totalGasUsed } from './gas.js';
 import { loadMeta, type ContractInfo, type FnInfo } from './meta.js';
+import { TxPreimages } from './indexing.js';
 import { createdContracts, eventsOf, recordCreated, stateChanges } from './outcome.js';
 import { prepareCall, prepareCreate, type CallRequest, type CreateRequest, type PreparedCreate } from './prepare.js';
 
@@ -40,6 +41,17 @@ export interface ExecOutcome {
 }
 
 export type { CallRequest, CreateRequest } from './prepare.js';
+
+export interface ExecOptions {
+  /**
+   * Decode every changed storage path (mapping entries, array elements,
+   * struct members) and the values of structs and changed arrays into the
+   * state changes, as SolidVM reports them: what an indexer of EVM contracts
+   * needs. Off, a state change names simple variables only, and the run
+   * records nothing for it.
+   */
+  decodeStorage?: boolean;
+}
 
 function failure(code: FailureCode, message: string, more: { gasUsed?: bigint; address?: string; response?: string } = {}): ExecOutcome {
   const out: ExecOutcome = {
@@ -123,13 +135,13 @@ function destroy(state: WorldState, selfdestruct: Map<string, string> | undefine
   return gone;
 }
 
-async function execute(state: WorldState, ctx: ExecutionContext, job: Job): Promise<ExecOutcome> {
+async function execute(state: WorldState, ctx: ExecutionContext, job: Job, options: ExecOptions): Promise<ExecOutcome> {
   const creation = job.to === undefined;
   const intrinsic = intrinsicGas(job.data, creation);
   const limit = ctx.gasEnabled ? ctx.tx.gasLimit : UNMETERED_GAS_LIMIT;
   const where = creation ? job.address : undefined;
   if (intrinsic > limit) return failure('OUT_OF_GAS', `out of gas: the gas limit ${limit} is below the transaction's intrinsic cost ${intrinsic}`, { gasUsed: limit, address: where });
-  const engine = await acquire(ctx.chainId);
+  const engine = await acquire(ctx.chainId, options.decodeStorage === true);
   const { evm, adapter } = engine;
   adapter.begin(state);
   state.checkpoint();
@@ -185,7 +197,7 @@ async function execute(state: WorldState, ctx: ExecutionContext, job: Job): Prom
       response: creation ? '' : bytesToHex(r.returnValue),
       events,
       logs: raw,
-      stateChanges: stateChanges(state, ctx, adapter, created, deleted),
+      stateChanges: stateChanges(state, ctx, adapter, created, deleted, engine.hashes ? new TxPreimages(engine.hashes) : undefined),
       contractsCreated: createdContracts(created, ctx, creation ? job.address : '', job.appName),
       contractsDeleted: deleted,
       gasUsed,
@@ -221,7 +233,7 @@ function valueOf(ctx: ExecutionContext, v: bigint | undefined): bigint {
  * Keccak-256 of RLP [creator, nonce]. The creator's own nonce is left as it
  * was: bumping it is the block service's.
  */
-export async function createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest): Promise<ExecOutcome> {
+export async function createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest, options: ExecOptions = {}): Promise<ExecOutcome> {
   let creator: string;
   try {
     creator = address40(req.creator, 'the creator');
@@ -247,11 +259,11 @@ export async function createContract(state: WorldState, ctx: ExecutionContext, r
     compiled: prep.compiled,
     info: prep.compiled?.info,
     appName: prep.name || null,
-  });
+  }, options);
 }
 
 /** Calls a contract: a method by name with JSON arguments (ABI-encoded here), or raw calldata. */
-export async function callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest): Promise<ExecOutcome> {
+export async function callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest, options: ExecOptions = {}): Promise<ExecOutcome> {
   let job: Job;
   try {
     const address = address40(req.address, 'the contract address');
@@ -266,5 +278,5 @@ export async function callContract(state: WorldState, ctx: ExecutionContext, req
     if (e instanceof ExecFailure) return failure(e.code, e.message);
     throw e;
   }
-  return execute(state, ctx, job);
+  return execute(state, ctx, job, options);
 }

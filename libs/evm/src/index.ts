@@ -1,7 +1,7 @@
 // @platform/evm: EVM execution over the platform's WorldState, solc
 // compilation, ABI encoding and decoding, xabi. See README.md.
 export { createContract, callContract } from './exec.js';
-export type { ExecOutcome, CallRequest, CreateRequest } from './exec.js';
+export type { ExecOutcome, ExecOptions, CallRequest, CreateRequest } from './exec.js';
 export { compileSolidity, compileUnitOffThread, compileCacheStats, clearCompileCache, EVM_VERSION, SOLC_VERSION } from './solc.js';
 export type { Compilation, CompiledContract } from './solc.js';
 export { SolidityCompileError, COMPILE_ERROR } from './errors.js';

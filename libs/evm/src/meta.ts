@@ -60,6 +60,8 @@ export interface ContractInfo {
   /** custom errors by selector */
   errors: Map<string, { entry: AbiEntry; inputs: AbiType[] }>;
   vars: LayoutVar[];
+  /** solc's storage layout, for decoding every other variable (slots.ts) */
+  layout: SolcStorageLayout;
   enums: EnumLookup;
 }
 
@@ -114,6 +116,7 @@ function indexContract(meta: MetaBlob, pointer: string, key: string): ContractIn
     events,
     errors,
     vars: simpleVars(c.storageLayout),
+    layout: c.storageLayout,
     enums: (name) => enums[name],
   };
 }

@@ -4,6 +4,7 @@
 import type { ContractStateChange, CreatedContract, EventLog, ExecutionContext, WorldState, Xabi } from '@platform/common';
 import { bytesToHex } from '@platform/crypto';
 import { decodeLog, type RawLog } from './decode.js';
+import { decodeStorage, type TxPreimages } from './indexing.js';
 import { readVar, type SlotReader } from './layout.js';
 import { loadMeta, storeMeta, type ContractInfo } from './meta.js';
 import { compileUnit, emptyXabi, type CompiledContract, type CompiledUnit } from './solc.js';
@@ -88,8 +89,21 @@ export function createdContracts(created: Created[], ctx: ExecutionContext, topA
  * value, null when cleared) and, when the storage layout is known, each
  * changed simple variable as `.name` → its value (SolidVM's path form);
  * `state` holds every simple variable's current value.
+ *
+ * With `decode` (the preimages the transaction hashed), the diff also names
+ * every other changed path as SolidVM does (`.m<k>`, `.arr[i]`, `.arr.length`,
+ * `.s.field`, with their stored text, null for the default), and `state` also
+ * holds the structs and the arrays the transaction changed (every array at a
+ * creation): what cirrus indexes.
  */
-export function stateChanges(state: WorldState, ctx: ExecutionContext, adapter: WorldStateAdapter, created: Created[], deleted: string[]): ContractStateChange[] {
+export function stateChanges(
+  state: WorldState,
+  ctx: ExecutionContext,
+  adapter: WorldStateAdapter,
+  created: Created[],
+  deleted: string[],
+  decode?: TxPreimages,
+): ContractStateChange[] {
   const createdSet = new Set(created.map((c) => c.address));
   const touched = new Set([...adapter.originals.keys(), ...createdSet, ...deleted]);
   const out: ContractStateChange[] = [];
@@ -116,6 +130,14 @@ export function stateChanges(state: WorldState, ctx: ExecutionContext, adapter: 
         const value = readVar(v, now);
         current[v.name] = value;
         if (Object.keys(diff).length && (isCreated || JSON.stringify(readVar(v, before)) !== JSON.stringify(value))) diff[`.${v.name}`] = value;
+      }
+      const slots = decode ? Object.keys(diff).filter((k) => k[0] !== '.') : [];
+      if (decode && (slots.length || isCreated)) {
+        const initCode = created.find((c) => c.address === address)?.contract?.bin;
+        const simple = new Set(info.vars.map((v) => `.${v.name}`));
+        const d = decodeStorage({ info, state, address, slots, before, created: isCreated, simple, ...(initCode ? { initCode } : {}) }, decode);
+        for (const [path, text] of d.paths) diff[path] = text;
+        Object.assign(current, d.values);
       }
     }
     out.push({
