@@ -8,7 +8,7 @@ import { STREAMS, chainToken, connectBus, ensureStream, serve, streamManager } f
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
 import { PrivateChains } from './chain/private-chains.js';
 import { blockHandlers, type HeldChain } from './endpoints.js';
-import { evmExecutor } from './exec/evm.js';
+import { evmExecutor, indexingEvmExecutor } from './exec/evm.js';
 import { solidVmExecutor } from './exec/solidvm.js';
 import type { VmExecutors } from './exec/vm.js';
 import { loadGenesis } from './genesis.js';
@@ -19,7 +19,7 @@ import { ChainStore, type Head } from './state/store.js';
 export { loadBlockSettings, DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
 export { ChainHalted, type BlockHooks } from './chain/worker.js';
 export { blockHash, blockIntegrityError, headerRlp, identitiesRoot, signBlock, transactionLeaf, transactionsRoot } from './block.js';
-export { EVM_UNAVAILABLE, evmExecutor, unavailableEvm } from './exec/evm.js';
+export { EVM_UNAVAILABLE, evmExecutor, evmExecutorFor, indexingEvmExecutor, unavailableEvm } from './exec/evm.js';
 export type { VmExecutor, VmExecutors, VmOutcome } from './exec/vm.js';
 export type { Head } from './state/store.js';
 
@@ -76,7 +76,8 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
       key,
       settings: options.settings ?? DEFAULT_BLOCK_SETTINGS,
       gasEnabled: config.gasEnabled,
-      executors: options.executors ?? DEFAULT_EXECUTORS,
+      // INDEX_EVM: EVM state changes decoded for cirrus (nothing of it computed otherwise)
+      executors: options.executors ?? (config.indexEvm ? { ...DEFAULT_EXECUTORS, EVM: indexingEvmExecutor } : DEFAULT_EXECUTORS),
       logger,
       maxPayload: nc.info?.max_payload ?? 1024 * 1024,
     };

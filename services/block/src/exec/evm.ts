@@ -8,8 +8,13 @@
 //   so the ABI is kept too;
 // - call: metadata.funcName with metadata.args (JSON, ABI-encoded by the VM),
 //   or else initOrData as calldata (selector + ABI-encoded arguments).
+//
+// With INDEX_EVM the node indexes EVM contracts, so their state changes are
+// decoded as SolidVM's (every changed mapping entry, array element and struct
+// member by path; structs and changed arrays in `state`): evmExecutorFor
+// with decodeStorage. Without it nothing of that is computed.
 import type { ExecutionContext, Transaction, WorldState } from '@platform/common';
-import { callContract, compileUnitOffThread, createContract, type CallRequest, type CreateRequest } from '@platform/evm';
+import { callContract, compileUnitOffThread, createContract, type CallRequest, type CreateRequest, type ExecOptions } from '@platform/evm';
 import { hexToBytes } from '@platform/crypto';
 import { failedOutcome, type VmExecutor, type VmOutcome } from './vm.js';
 
@@ -38,36 +43,43 @@ function sourceText(initOrData: string): string | null {
   return /\b(contract|library|interface)\s+\w+/.test(text) ? text : null;
 }
 
-export const evmExecutor: VmExecutor = {
-  kind: 'EVM',
+/** The EVM executor; `decodeStorage`: state changes decoded for indexing (INDEX_EVM). */
+export function evmExecutorFor(options: ExecOptions): VmExecutor {
+  return {
+    kind: 'EVM',
 
-  async prepare(tx: Transaction): Promise<void> {
-    const src = sourceText(tx.initOrData) ?? tx.metadata.src;
-    // a source that does not compile is remembered too: execution reports it without another run
-    if (src) await compileUnitOffThread(src).catch(() => undefined);
-  },
+    async prepare(tx: Transaction): Promise<void> {
+      const src = sourceText(tx.initOrData) ?? tx.metadata.src;
+      // a source that does not compile is remembered too: execution reports it without another run
+      if (src) await compileUnitOffThread(src).catch(() => undefined);
+    },
 
-  create(state: WorldState, ctx: ExecutionContext, tx: Transaction): Promise<VmOutcome> {
-    const src = sourceText(tx.initOrData);
-    const req: CreateRequest = { creator: tx.from, nonce: BigInt(tx.nonce) };
-    if (src !== null) req.src = src;
-    else {
-      req.bytecode = tx.initOrData;
-      if (tx.metadata.src) req.src = tx.metadata.src;
-    }
-    if (tx.metadata.name) req.contractName = tx.metadata.name;
-    if (tx.metadata.args !== undefined && tx.metadata.args !== '') req.args = tx.metadata.args;
-    return createContract(state, ctx, req);
-  },
-
-  call(state: WorldState, ctx: ExecutionContext, tx: Transaction): Promise<VmOutcome> {
-    const req: CallRequest = { caller: tx.from, address: tx.to! };
-    if (tx.metadata.funcName) {
-      req.method = tx.metadata.funcName;
+    create(state: WorldState, ctx: ExecutionContext, tx: Transaction): Promise<VmOutcome> {
+      const src = sourceText(tx.initOrData);
+      const req: CreateRequest = { creator: tx.from, nonce: BigInt(tx.nonce) };
+      if (src !== null) req.src = src;
+      else {
+        req.bytecode = tx.initOrData;
+        if (tx.metadata.src) req.src = tx.metadata.src;
+      }
+      if (tx.metadata.name) req.contractName = tx.metadata.name;
       if (tx.metadata.args !== undefined && tx.metadata.args !== '') req.args = tx.metadata.args;
-    } else {
-      req.data = tx.initOrData;
-    }
-    return callContract(state, ctx, req);
-  },
-};
+      return createContract(state, ctx, req, options);
+    },
+
+    call(state: WorldState, ctx: ExecutionContext, tx: Transaction): Promise<VmOutcome> {
+      const req: CallRequest = { caller: tx.from, address: tx.to! };
+      if (tx.metadata.funcName) {
+        req.method = tx.metadata.funcName;
+        if (tx.metadata.args !== undefined && tx.metadata.args !== '') req.args = tx.metadata.args;
+      } else {
+        req.data = tx.initOrData;
+      }
+      return callContract(state, ctx, req, options);
+    },
+  };
+}
+
+export const evmExecutor = evmExecutorFor({});
+/** For a node that indexes EVM contracts (INDEX_EVM). */
+export const indexingEvmExecutor = evmExecutorFor({ decodeStorage: true });
