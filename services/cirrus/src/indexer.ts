@@ -142,14 +142,16 @@ export async function applyExecResult(client: Client, seq: number, exec: ExecRes
   await b.batch.flush();
 }
 
-/** The variables of an upload as shapes; constants are not state. EVM storage is decoded for value types only. */
+/**
+ * The variables of an upload as shapes; constants are not state. EVM
+ * contracts' come alike: the block service decodes their storage into
+ * SolidVM's paths and values (libs/evm, `decodeStorage`).
+ */
 function varsOf(created: CreatedContract): NewVar[] {
   const out: NewVar[] = [];
   for (const [name, v] of Object.entries(created.xabi.vars)) {
     if (v.constant === true) continue;
     const shape = shapeOf(v as XabiType, created.xabi.types ?? {});
-    // EVM: structs and arrays lie in hashed slots the block service does not decode; a mapping is its 40 zeros
-    if (created.vm === 'EVM' && (shape.k === 'struct' || shape.k === 'array' || shape.k === 'json')) continue;
     const t = v as XabiType;
     out.push(t.type === 'Contract' ? [name, shape, t.typedef] : [name, shape]);
   }
@@ -159,7 +161,7 @@ function varsOf(created: CreatedContract): NewVar[] {
 async function registerContract(b: BlockApply, created: CreatedContract): Promise<void> {
   let sqlName: string | null = null;
   if (b.indexes(created.vm)) {
-    const table = await b.tables.ensureContract(storable(familyOf(created)), created.name, varsOf(created), created.vm !== 'EVM');
+    const table = await b.tables.ensureContract(storable(familyOf(created)), created.name, varsOf(created), true);
     sqlName = table.sqlName;
   }
   b.created(created.address, created.chainId, sqlName);

@@ -6,7 +6,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { CIRRUS, STREAMS, call, connectBus, ensureStream, type NatsConnection, type SearchResponse } from '@platform/bus';
-import { PlatformError, createLogger, loadConfig, type ExecResult, type ExecutionContext, type Receipt } from '@platform/common';
+import { PlatformError, createLogger, loadConfig, type ExecResult, type ExecutionContext, type Receipt, type VmKind } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { MemoryWorldState, callContract, createContract, type ExecOutcome } from '@platform/solidvm';
 import { startCirrus, type CirrusOptions, type RunningCirrus } from '../src/index.js';
@@ -28,7 +28,14 @@ export class Chain {
     readonly chainId = '',
   ) {}
 
-  private ctx(block: number, from: string): ExecutionContext {
+  /** the creator's next nonce, taken */
+  protected nonce(from: string): bigint {
+    const nonce = this.nonces.get(from) ?? 0n;
+    this.nonces.set(from, nonce + 1n);
+    return nonce;
+  }
+
+  protected ctx(block: number, from: string): ExecutionContext {
     return {
       chainId: this.chainId,
       block: { number: block, timestamp: 1_700_000_000 + block * 10, coinbase: '' },
@@ -39,14 +46,15 @@ export class Chain {
     };
   }
 
-  private receipt(c: ExecutionContext, from: string, o: ExecOutcome): Receipt {
+  /** a receipt of either VM's outcome (the fields they share) */
+  protected receipt(c: ExecutionContext, from: string, o: Omit<ExecOutcome, 'code'>, kind: VmKind = 'SolidVM'): Receipt {
     if (!o.ok) throw new Error(o.message);
     return {
       transactionHash: c.tx.hash,
       from,
       status: 'Success',
       message: o.message,
-      kind: 'SolidVM',
+      kind,
       response: o.response,
       returnValues: o.returnValues,
       contractsCreated: o.contractsCreated,
@@ -62,9 +70,7 @@ export class Chain {
 
   create(block: number, from: string, src: string, contractName: string, args: unknown): { r: Receipt; address: string } {
     const c = this.ctx(block, from);
-    const nonce = this.nonces.get(from) ?? 0n;
-    this.nonces.set(from, nonce + 1n);
-    const o = createContract(this.state, c, { creator: from, src, contractName, args, nonce });
+    const o = createContract(this.state, c, { creator: from, src, contractName, args, nonce: this.nonce(from) });
     return { r: this.receipt(c, from, o), address: o.address! };
   }
 

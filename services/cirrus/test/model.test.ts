@@ -205,8 +205,9 @@ describe('naming', () => {
 });
 
 describe('EVM contracts', () => {
-  // what libs/evm puts in a receipt: the xabi from solc's AST, `state` with the
-  // value-type and string variables decoded by the storage layout, raw slots in `diff`
+  // what libs/evm puts in a receipt with decodeStorage (the block service's
+  // INDEX_EVM): the xabi from solc's AST, `state` with the variables decoded by
+  // the storage layout, raw slots and SolidVM's storage paths in `diff`
   const token = 'e0'.repeat(20);
   const evmReceipt = (): Receipt => ({
     transactionHash: 'ee'.repeat(32),
@@ -255,8 +256,8 @@ describe('EVM contracts', () => {
         vm: 'EVM',
         created: true,
         deleted: false,
-        state: { name: 'Gold', totalSupply: '1000', paused: false },
-        diff: { ['00'.repeat(31) + '01']: '3e8', '.totalSupply': '1000' },
+        state: { name: 'Gold', totalSupply: '1000', paused: false, holders: [SENDER] },
+        diff: { ['00'.repeat(31) + '01']: '3e8', '.totalSupply': '1000', [`.balanceOf<${SENDER}>`]: '1000', '.holders[0]': SENDER, '.holders.length': '1' },
       },
     ],
     events: [{ address: token, chainId: '', contractName: 'Token', name: 'Transfer', args: [['from', '0'.repeat(40)], ['to', SENDER], ['value', '1000']], index: 0 }],
@@ -264,7 +265,7 @@ describe('EVM contracts', () => {
     trace: '',
   });
 
-  test('indexed only with INDEX_EVM: value types and strings as columns, a mapping as 40 zeros, no side tables', async () => {
+  test('indexed only with INDEX_EVM: columns, a mapping as 40 zeros, side tables from the decoded paths', async () => {
     await h.publish(exec(9, [evmReceipt()]));
     await h.settled();
     expect((await h.failure('Token', '')).code).toBe('NOT_FOUND');
@@ -276,8 +277,8 @@ describe('EVM contracts', () => {
       { address: token, name: 'Gold', totalSupply: 1000, paused: false, balanceOf: '0'.repeat(40) },
     ]);
     expect((await h.search('Token.Transfer', 'select=to,value')).body).toEqual([{ to: SENDER, value: '1000' }]);
-    expect((await h.failure('Token-balanceOf', '')).code).toBe('NOT_FOUND');
-    expect((await h.failure('Token-holders', '')).code).toBe('NOT_FOUND');
+    expect((await h.search('Token-balanceOf', 'select=key,value')).body).toEqual([{ key: SENDER, value: 1000 }]);
+    expect((await h.search('Token-holders', 'select=index,value')).body).toEqual([{ index: 0, value: SENDER }]);
     // the rebuild re-indexed the SolidVM contracts too
     expect((await h.search('Acme-Item', 'select=qty')).body).toEqual([{ qty: 2 }]);
   });
