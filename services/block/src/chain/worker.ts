@@ -86,7 +86,8 @@ export class ChainWorker {
   private readonly mempool = new Mempool<Delivery>();
   private keepAlive: NodeJS.Timeout | null = null;
   /** blocks from the stream, not yet looked at */
-  private readonly incoming: Array<{ block: Block; seq: number }> = [];
+  /** delivered blocks, read only when applied: the blocks proposed here come back too, and are skipped unread */
+  private readonly incoming: Array<{ msg: JsMsg; seq: number }> = [];
   private head!: Head;
   /** the highest block sequence known on `block.<chain>` */
   private streamHead = 0;
@@ -336,9 +337,16 @@ export class ChainWorker {
   private async applyIncoming(): Promise<boolean> {
     let applied = false;
     while (this.incoming.length > 0 && !this.stopped) {
-      const { block, seq } = this.incoming.shift()!;
+      const { msg, seq } = this.incoming.shift()!;
       if (seq <= this.head.seq) continue; // proposed here, or delivered again
-      if (block.header.number <= this.head.header.number) {
+      let block: Block;
+      try {
+        block = msg.json<Block>();
+      } catch {
+        // applying it will refuse it, and halt the chain: the ordering cannot skip a block
+        block = {} as Block;
+      }
+      if (typeof block.header?.number === 'number' && block.header.number <= this.head.header.number) {
         this.log.warn({ seq, height: block.header.number }, 'the stream holds a second block at an applied height; ignored');
         continue;
       }
@@ -427,14 +435,7 @@ export class ChainWorker {
     this.subscriptions.push(messages);
     void (async () => {
       for await (const m of messages) {
-        let block: Block;
-        try {
-          block = m.json<Block>();
-        } catch {
-          // applying it will refuse it, and halt the chain: the ordering cannot skip a block
-          block = {} as Block;
-        }
-        this.incoming.push({ block, seq: m.seq });
+        this.incoming.push({ msg: m, seq: m.seq });
         this.streamHead = Math.max(this.streamHead, m.seq);
         this.wake();
       }
