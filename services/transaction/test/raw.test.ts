@@ -3,7 +3,9 @@
 // field for every bad one.
 import { Wallet, type BaseWallet } from 'ethers';
 import { TX, call, type RawTransactionBody, type SubmitRawRequest } from '@platform/bus';
-import { PlatformError } from '@platform/common';
+import { PlatformError, type Transaction } from '@platform/common';
+import { createPool } from '../src/db.js';
+import { admitRaw } from '../src/store.js';
 import { admittedByHash, ethersSigningHash, ethersTransactionHash, fixture, type Fields, type Fixture } from './helpers.js';
 
 const SECP256K1_N = BigInt('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141');
@@ -39,10 +41,11 @@ const addressOf = (wallet: BaseWallet) => wallet.address.toLowerCase().slice(2);
 
 describe('transaction - raw transactions', () => {
   let f: Fixture;
+  let databaseUrl: string;
 
   beforeAll(async () => {
     f = await fixture();
-    await f.start();
+    ({ databaseUrl } = await f.start());
   });
   afterAll(async () => {
     await f?.stop();
@@ -101,6 +104,46 @@ describe('transaction - raw transactions', () => {
     expect(outcomes.every((o) => o.status === 'Pending')).toBe(true);
     for (const wallet of wallets) expect(await call(f.nc, TX.nonce, { address: wallet.address })).toMatchObject({ nextNonce: PER_ACCOUNT });
   });
+  test('one transaction of each of many accounts at once: each is admitted exactly when its nonce is its account’s next', async () => {
+    const known = Array.from({ length: 6 }, () => Wallet.createRandom());
+    const first = await Promise.all(known.map((wallet) => call(f.nc, TX.submitRaw, request(signed(wallet, creation(0))))));
+    expect(first.every((r) => r.status === 'Pending')).toBe(true);
+    const fresh = Array.from({ length: 6 }, () => Wallet.createRandom());
+    // right next nonce, a nonce ahead, a fresh account's 0, a fresh account's 1
+    const cases = [
+      ...known.slice(0, 3).map((wallet) => ({ wallet, nonce: 1, admitted: true, expected: 1 })),
+      ...known.slice(3).map((wallet) => ({ wallet, nonce: 5, admitted: false, expected: 1 })),
+      ...fresh.slice(0, 3).map((wallet) => ({ wallet, nonce: 0, admitted: true, expected: 0 })),
+      ...fresh.slice(3).map((wallet) => ({ wallet, nonce: 1, admitted: false, expected: 0 })),
+    ];
+    const outcomes = await Promise.allSettled(cases.map((c) => call(f.nc, TX.submitRaw, request(signed(c.wallet, callInc(c.nonce))))));
+    cases.forEach((c, i) => {
+      const outcome = outcomes[i];
+      if (c.admitted) expect(outcome.status).toBe('fulfilled');
+      else expect(outcome.status === 'rejected' && (outcome.reason as PlatformError).details).toEqual({ field: 'nonce', expected: c.expected, got: c.nonce });
+    });
+    for (const c of cases) expect(await call(f.nc, TX.nonce, { address: c.wallet.address })).toMatchObject({ nextNonce: c.admitted ? c.nonce + 1 : c.expected });
+  });
+
+  test('a batch of admissions of different accounts (one statement): each takes its nonce only if it is the account’s next, stored in batch order', async () => {
+    const pool = createPool(databaseUrl);
+    const tx = (from: string, nonce: number, hash: string) => ({ tx: { from, chainId: '', nonce, hash, origin: 'raw', submitter: null } as unknown as Transaction, body: JSON.stringify({ hash }) });
+    const [a, b, c, d] = ['a1', 'b1', 'c1', 'd1'].map((p) => p.repeat(20));
+    const h = (n: number) => n.toString(16).padStart(64, 'e');
+    try {
+      expect(await admitRaw(pool, [tx(a, 0, h(1)), tx(b, 0, h(2))])).toEqual([true, true]);
+      // a's next, b ahead, c new, d new but not at 0, and a's 0 again from another account's batch later
+      expect(await admitRaw(pool, [tx(a, 1, h(3)), tx(b, 3, h(4)), tx(c, 0, h(5)), tx(d, 2, h(6))])).toEqual([true, false, true, false]);
+      expect(await admitRaw(pool, [tx(b, 0, h(7)), tx(c, 1, h(8))])).toEqual([false, true]);
+      const { rows } = await pool.query<{ hash: string }>(`SELECT hash FROM tx.transactions WHERE hash LIKE 'eee%' ORDER BY seq`);
+      expect(rows.map((r) => r.hash)).toEqual([h(1), h(2), h(3), h(5), h(8)]);
+      const next = await pool.query<{ address: string; next_nonce: string }>('SELECT address, next_nonce FROM tx.accounts WHERE address = ANY($1) ORDER BY address', [[a, b, c, d]]);
+      expect(next.rows.map((r) => [r.address, Number(r.next_nonce)])).toEqual([[a, 2], [b, 1], [c, 2]]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   test('without v, address decides the recovery id; the other forms count only with address', async () => {
     const wallet = Wallet.createRandom();
     const noV = await call(f.nc, TX.submitRaw, request(signed(wallet, creation(0), { withV: false, withAddress: true })));
