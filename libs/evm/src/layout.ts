@@ -135,10 +135,10 @@ function valueJson(kind: ValueKind, size: number, b: Uint8Array): unknown {
 
 /** A variable's value in SolidVM's JSON form: integers as decimal strings, bools as booleans, hex without 0x. */
 export function readVar(v: LayoutVar, read: SlotReader): unknown {
-  const word = wordReader(read);
-  const slot = BigInt('0x' + v.slot);
-  if (v.kind === 'string' || v.kind === 'bytes') return readBytes(slot, v.kind === 'string', word);
-  return valueJson(v.kind, v.size, bytesOf(word(slot), v.offset, v.size));
+  // every state change reads every simple variable: the slot as it is, no reader built
+  if (v.kind === 'string' || v.kind === 'bytes') return readBytes(BigInt('0x' + v.slot), v.kind === 'string', wordReader(read));
+  const raw = read(v.slot);
+  return valueJson(v.kind, v.size, bytesOf(raw === undefined ? ZERO_WORD : hexToBytes(raw.padStart(64, '0')), v.offset, v.size));
 }
 
 /** The data slots of a string/bytes or dynamic array at `slot` start at keccak256(slot). */
