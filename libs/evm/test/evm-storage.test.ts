@@ -100,6 +100,79 @@ describe('decoded paths equal SolidVM\'s for the same source and calls', () => {
   });
 });
 
+const RANDOM = `
+pragma solidity ^0.8.0;
+contract Mixed {
+  struct Rec { uint8 a; string s; uint16[3] trio; bool f; }
+  mapping(address => uint) balances;
+  mapping(uint => string) names;
+  mapping(uint => uint[]) lists;
+  mapping(uint => Rec) recs;
+  mapping(address => mapping(int8 => bool)) nested;
+  mapping(bytes32 => bytes) blobs;
+  mapping(uint => uint[][]) grids;
+  uint16[] top;
+  Rec last;
+  function setBal(address a, uint v) public { balances[a] = v; }
+  function setName(uint k, string memory s) public { names[k] = s; }
+  function pushList(uint k, uint v) public { lists[k].push(v); }
+  function popList(uint k) public { if (lists[k].length > 0) lists[k].pop(); }
+  function setRec(uint k, uint8 a, string memory s, uint16 t) public { recs[k].a = a; recs[k].s = s; recs[k].trio[k % 3] = t; recs[k].f = a % 2 == 1; last = recs[k]; }
+  function delRec(uint k) public { delete recs[k]; }
+  function setNested(address a, int8 i, bool b) public { nested[a][i] = b; }
+  function pushTop(uint16 v) public { top.push(v); }
+  function popTop() public { if (top.length > 0) top.pop(); }
+  function setBlob(bytes32 k, bytes memory d) public { blobs[k] = d; }
+  function grow(uint k, uint v) public { grids[k].push(); grids[k][grids[k].length - 1].push(v); }
+}`;
+
+test('a seeded random sequence of writes and deletes: paths and state as SolidVM\'s after every call', async () => {
+  // mulberry32: seeded, and its low bits are as random as its high ones
+  let seed = 20261123;
+  const rnd = (n: number) => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (((t ^ (t >>> 14)) >>> 0) % n);
+  };
+  // empty (a cleared entry), short (inline) or long (its own slots), sometimes not ASCII
+  const text = () => (rnd(5) === 0 ? '' : 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3).slice(0, rnd(80)) + (rnd(4) === 0 ? '\u00e9' : ''));
+  const who = () => [ALICE, BOB, '33'.repeat(20)][rnd(3)];
+  const calls: Array<() => [string, Record<string, unknown>]> = [
+    () => ['setBal', { a: who(), v: rnd(3) === 0 ? 0 : rnd(1000) }],
+    () => ['setName', { k: rnd(4), s: text() }],
+    () => ['pushList', { k: rnd(3), v: rnd(50) }],
+    () => ['popList', { k: rnd(3) }],
+    () => ['setRec', { k: rnd(4), a: rnd(256), s: text(), t: rnd(3) === 0 ? 0 : rnd(65536) }],
+    () => ['delRec', { k: rnd(4) }],
+    () => ['setNested', { a: who(), i: rnd(7) - 3, b: rnd(2) === 1 }],
+    () => ['pushTop', { v: rnd(65536) }],
+    () => ['popTop', {}],
+    () => ['setBlob', { k: word(rnd(3)), d: Buffer.from(text()).toString('hex') }],
+    () => ['grow', { k: rnd(2), v: rnd(9) }],
+  ];
+  const evm = freshState();
+  const svm = freshState();
+  const made = ok(await createContract(evm, context(), { creator: ALICE, src: RANDOM, contractName: 'Mixed', args: {} }, DECODE));
+  const ref = solidCreate(svm, context(), { creator: ALICE, src: RANDOM, contractName: 'Mixed', args: {}, nonce: 0n });
+  const wrote = new Set<string>();
+  const cleared = new Set<string>();
+  for (let i = 0; i < 250; i++) {
+    const [method, args] = calls[rnd(calls.length)]();
+    const e = ok(await callContract(evm, context(), { caller: ALICE, address: made.address!, method, args }, DECODE));
+    const s = solidCall(svm, context(), { caller: ALICE, address: ref.address!, method, args });
+    expect(s.ok).toBe(true);
+    expect([i, method, args, paths(e.stateChanges[0]?.diff ?? {})]).toEqual([i, method, args, paths(s.stateChanges[0]?.diff ?? {})]);
+    const changed = (name: string) => Object.keys(s.stateChanges[0]?.diff ?? {}).some((k) => k.startsWith(`.${name}[`) || k.startsWith(`.${name}.length`));
+    const expected = Object.fromEntries(Object.entries(s.stateChanges[0]?.state ?? {}).filter(([name, v]) => !Array.isArray(v) || changed(name)));
+    expect([i, e.stateChanges[0]?.state ?? {}]).toEqual([i, expected]);
+    for (const v of Object.values(paths(e.stateChanges[0]?.diff ?? {}))) (v === null ? cleared : wrote).add(method);
+  }
+  // the sequence did exercise every kind of write, and deletes of each kind of entry
+  expect([...wrote].sort()).toEqual(expect.arrayContaining(['grow', 'pushList', 'pushTop', 'setBal', 'setBlob', 'setName', 'setNested', 'setRec']));
+  expect([...cleared].sort()).toEqual(expect.arrayContaining(['delRec', 'popList', 'popTop', 'setBal', 'setName', 'setNested']));
+}, 60_000);
+
 describe('what only the EVM shows', () => {
   test('constant keys that solc hashed at compile time, in a constructor and in calls', async () => {
     const src = `pragma solidity ^0.8.0;
