@@ -38,6 +38,13 @@ const idle = new Map<string, Engine[]>();
  */
 const MIN_PREIMAGE = 32;
 const MAX_PREIMAGE = 32 + 1024;
+/**
+ * A transaction's gas allows some 800,000 hashes; kept, they would hold
+ * hundreds of megabytes. Real contracts hash a few per storage access, so
+ * the rest of a transaction hashing past this is not recorded (slots that
+ * only those hashes explain stay raw).
+ */
+const MAX_RECORDED = 65_536;
 
 /**
  * The hardfork and chain of a chain's EVM. CHAINID reads as SolidVM's
@@ -65,7 +72,7 @@ export async function acquire(chainId: string, record = false): Promise<Engine> 
     e.common.customCrypto.keccak256 = (data: Uint8Array): Uint8Array => {
       const h = keccak256(data);
       // the EVM hands KECCAK256 a copy of memory, so the input can be kept as it is
-      if (data.length >= MIN_PREIMAGE && data.length <= MAX_PREIMAGE) {
+      if (data.length >= MIN_PREIMAGE && data.length <= MAX_PREIMAGE && log.inputs.length < MAX_RECORDED) {
         log.inputs.push(data);
         log.outputs.push(h);
       }
