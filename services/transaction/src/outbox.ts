@@ -46,6 +46,8 @@ export class Outbox {
   private sweeping = false;
   private unmarked: string[] = [];
   private marking: Promise<void> | null = null;
+  /** publications asked for in this event-loop turn */
+  private readonly waiting: Array<{ messages: OutboxMessage[]; resolve(acked: number): void }> = [];
 
   constructor(
     private readonly js: JetStreamClient,
@@ -60,17 +62,33 @@ export class Outbox {
 
   /**
    * Publishes in the given order (one connection keeps it); answers how many
-   * the stream acknowledged. A failure is logged, not thrown: the
+   * the stream acknowledged. What is published in one event-loop turn (one
+   * raw admission batch answers many requests, each publishing its own
+   * transaction) goes out together. A failure is logged, not thrown: the
    * transactions are already durable and a sweep publishes them.
    */
-  async publish(messages: OutboxMessage[]): Promise<number> {
-    if (messages.length === 0) return 0;
+  publish(messages: OutboxMessage[]): Promise<number> {
+    if (messages.length === 0) return Promise.resolve(0);
+    return new Promise((resolve) => {
+      this.waiting.push({ messages, resolve });
+      if (this.waiting.length === 1) setImmediate(() => void this.publishWaiting());
+    });
+  }
+
+  private async publishWaiting(): Promise<void> {
+    const waiting = this.waiting.splice(0);
+    const acked = new Set(await this.publishNow(waiting.flatMap((w) => w.messages)));
+    for (const w of waiting) w.resolve(w.messages.filter((m) => acked.has(m.hash)).length);
+  }
+
+  /** The hashes the stream acknowledged. */
+  private async publishNow(messages: OutboxMessage[]): Promise<string[]> {
     const hashes = messages.map((m) => m.hash);
     try {
       this.faults.beforePublish?.(hashes);
     } catch (err) {
       this.logger.warn({ err, unpublished: hashes.length }, 'publishing admitted transactions failed; a sweep retries');
-      return 0;
+      return [];
     }
     const batches = admittedMessages(messages, this.maxPayload - 4096);
     const results = await Promise.allSettled(batches.map((b) => this.js.publish(SUBJECTS.tx.admitted(b.chainId), b.data, { msgID: b.msgID })));
@@ -79,7 +97,7 @@ export class Outbox {
     if (failed) this.logger.warn({ err: failed.reason, unpublished: hashes.length - acked.length }, 'publishing admitted transactions failed; a sweep retries');
     this.unmarked.push(...acked);
     this.marking ??= this.writeMarks();
-    return acked.length;
+    return acked;
   }
 
   /** Resolves when every mark asked for so far is written (or has failed, to be redone by a sweep). */

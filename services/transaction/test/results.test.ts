@@ -4,9 +4,10 @@
 // The tests play the block service on the real EXEC stream.
 import { recoverAddress, Wallet } from 'ethers';
 import { TX, call, type SubmitItem, type TxDoneNotice } from '@platform/bus';
-import { PlatformError, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
+import { PlatformError, createLogger, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
 import { doneNotices, recordExecResult } from '../src/consumer.js';
 import { createPool, migrate } from '../src/db.js';
+import { Outbox } from '../src/outbox.js';
 import { admittedByHash, ethersSigningHash, execResult, fieldsOf, fixture, listMsgId, publishExec, receipt, until, type Fixture } from './helpers.js';
 
 const SRC = 'contract Box { uint v; constructor(uint _v) { v = _v; } function get() public returns (uint) { return v; } }';
@@ -230,6 +231,24 @@ describe('transaction - results, notices and the invariants', () => {
       expect(JSON.stringify(messages[0].tx)).toBe(row.body);
     }
     expect((await f.sql(crashed.databaseUrl, 'SELECT published FROM tx.transactions')).every((r) => r.published)).toBe(true);
+  });
+
+  test('outbox: what is published in one turn goes out as one message, each caller answered for its own', async () => {
+    const svc = await f.start();
+    const pool = createPool(svc.databaseUrl);
+    try {
+      const outbox = new Outbox(f.js, pool, pool, createLogger('outbox', 'silent'));
+      const hashOf = (n: number) => n.toString(16).padStart(64, 'f');
+      const message = (n: number) => ({ hash: hashOf(n), chainId: '', body: JSON.stringify({ hash: hashOf(n), n }) });
+      const acked = await Promise.all([outbox.publish([message(1)]), outbox.publish([message(2), message(3)]), outbox.publish([message(4)])]);
+      expect(acked).toEqual([1, 2, 1]);
+      const hashes = [1, 2, 3, 4].map((n) => message(n).hash);
+      const published = await admittedByHash(f, hashes);
+      expect(hashes.map((h) => published.get(h)?.map((m) => m.msgId))).toEqual(hashes.map(() => [listMsgId(hashes)]));
+      await outbox.marksWritten();
+    } finally {
+      await pool.end();
+    }
   });
 
   test('outbox: a failed publish is retried by the sweeper while the service runs', async () => {
