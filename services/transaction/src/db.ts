@@ -88,6 +88,43 @@ const MIGRATIONS: string[] = [
      END LOOP;
      RETURN admitted;
    END $$;`,
+  // the outbox apart from the transactions: marking a transaction published
+  // was an update of its whole row (body and all, and its three indexes,
+  // since the partial index made no update HOT); now it is the delete of a
+  // narrow row. A row in tx.outbox: admitted, not yet known to be published.
+  `CREATE TABLE tx.outbox (
+     hash text PRIMARY KEY,
+     seq bigint NOT NULL
+   );
+   INSERT INTO tx.outbox (hash, seq) SELECT hash, seq FROM tx.transactions WHERE NOT published;
+   DROP INDEX tx.transactions_outbox;
+   ALTER TABLE tx.transactions DROP COLUMN published;
+   CREATE OR REPLACE FUNCTION tx.admit_raw(senders text[], chains text[], nonces bigint[], hashes text[], origins text[], usernames text[], bodies text[])
+   RETURNS boolean[] LANGUAGE plpgsql AS $$
+   DECLARE
+     admitted boolean[] := '{}';
+     taken integer;
+   BEGIN
+     FOR i IN 1 .. coalesce(array_length(hashes, 1), 0) LOOP
+       IF nonces[i] = 0 THEN
+         INSERT INTO tx.accounts AS a (address, chain_id, next_nonce) VALUES (senders[i], chains[i], 1)
+           ON CONFLICT (address, chain_id) DO UPDATE SET next_nonce = a.next_nonce + 1 WHERE a.next_nonce = 0;
+       ELSE
+         UPDATE tx.accounts SET next_nonce = next_nonce + 1 WHERE address = senders[i] AND chain_id = chains[i] AND next_nonce = nonces[i];
+       END IF;
+       GET DIAGNOSTICS taken = ROW_COUNT;
+       IF taken = 1 THEN
+         WITH stored AS (
+           INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
+           VALUES (hashes[i], chains[i], senders[i], nonces[i], origins[i], usernames[i], bodies[i])
+           RETURNING hash, seq
+         )
+         INSERT INTO tx.outbox (hash, seq) SELECT hash, seq FROM stored;
+       END IF;
+       admitted := admitted || (taken = 1);
+     END LOOP;
+     RETURN admitted;
+   END $$;`,
 ];
 
 /** what a connection failure says: the client should retry (503) */

@@ -51,8 +51,12 @@ export async function nextNonce(pool: Db, address: string, chainId: string): Pro
 /** The admitted transactions, unpublished: their Pending record and their outbox row in one. */
 export async function insertAdmitted(client: Client, transactions: Transaction[], bodies: string[]): Promise<void> {
   await client.query(
-    `INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])`,
+    `WITH stored AS (
+       INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+       RETURNING hash, seq
+     )
+     INSERT INTO tx.outbox (hash, seq) SELECT hash, seq FROM stored`,
     [
       transactions.map((t) => t.hash),
       transactions.map((t) => t.chainId),
@@ -66,7 +70,7 @@ export async function insertAdmitted(client: Client, transactions: Transaction[]
 }
 
 export async function markPublished(pool: Db, hashes: string[]): Promise<void> {
-  await query(pool, 'UPDATE tx.transactions SET published = true WHERE hash = ANY($1::text[]) AND NOT published', [hashes]);
+  await query(pool, 'DELETE FROM tx.outbox WHERE hash = ANY($1::text[])', [hashes]);
 }
 
 export interface OutboxRow {
@@ -79,9 +83,9 @@ export interface OutboxRow {
 export async function unpublished(pool: Db, limit: number, olderThanMs = 0): Promise<OutboxRow[]> {
   const { rows } = await query<OutboxRow>(
     pool,
-    `SELECT hash, chain_id, body FROM tx.transactions
-      WHERE NOT published AND admitted_at <= now() - make_interval(secs => $2::double precision / 1000)
-      ORDER BY seq LIMIT $1`,
+    `SELECT t.hash, t.chain_id, t.body FROM tx.outbox o JOIN tx.transactions t USING (hash)
+      WHERE t.admitted_at <= now() - make_interval(secs => $2::double precision / 1000)
+      ORDER BY o.seq LIMIT $1`,
     [limit, olderThanMs],
   );
   return rows;
