@@ -13,10 +13,10 @@ import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager }
 import type { NatsConnection } from '@nats-io/nats-core';
 import { STREAMS, SUBJECTS, consumeExecResults } from '@platform/bus';
 import type { ExecResult, Logger, TxResult } from '@platform/common';
-import { inTransaction, type Db } from './db.js';
+import type { Db } from './db.js';
 import type { Faults } from './outbox.js';
 import { finalResult } from './results.js';
-import { insertResults, lockExecProgressWithBodies, readResults, type FinalResult } from './store.js';
+import { admittedBodies, readResults, recordResults, type FinalResult } from './store.js';
 
 export const EXEC_CONSUMER = 'transaction-results';
 /** ack wait of execution results: one message at a time, so a crashed instance's message blocks every later result until it comes back */
@@ -43,23 +43,19 @@ export async function declareExecConsumer(jsm: JetStreamManager, ackWaitMs: numb
 /** Applies one ExecResult at stream sequence `seq`; answers the results to announce (stored ones when it was applied before). */
 export async function recordExecResult(pool: Db, seq: number, exec: ExecResult): Promise<{ applied: boolean; results: TxResult[] }> {
   const hashes = exec.receipts.map((r) => r.transactionHash);
-  const outcome = await inTransaction(pool, async (client) => {
-    // two statements in all: progress and bodies, then results and progress
-    const { lastSeq, admitted } = await lockExecProgressWithBodies(client, EXEC_CONSUMER, hashes);
-    if (seq <= lastSeq) return null;
-    const finals: FinalResult[] = exec.receipts.map((receipt) => ({
-      hash: receipt.transactionHash,
-      chainId: exec.chainId,
-      blockNumber: exec.block.number,
-      result: finalResult(exec, receipt, admitted.get(receipt.transactionHash)),
-    }));
-    const inserted = await insertResults(client, EXEC_CONSUMER, finals, seq);
-    return { finals, inserted };
-  });
-  if (outcome && outcome.inserted.size === outcome.finals.length) return { applied: true, results: outcome.finals.map((f) => f.result) };
+  // two statements in all, no transaction around them: the bodies (which never change), then progress and results in one
+  const admitted = await admittedBodies(pool, hashes);
+  const finals: FinalResult[] = exec.receipts.map((receipt) => ({
+    hash: receipt.transactionHash,
+    chainId: exec.chainId,
+    blockNumber: exec.block.number,
+    result: finalResult(exec, receipt, admitted.get(receipt.transactionHash)),
+  }));
+  const { advanced, inserted } = await recordResults(pool, EXEC_CONSUMER, finals, seq);
+  if (advanced && inserted.size === finals.length) return { applied: true, results: finals.map((f) => f.result) };
   // applied before (or some results were final already): announce what is stored
   const stored = (await readResults(pool, hashes)).filter((r): r is TxResult => r !== null);
-  return { applied: outcome !== null, results: stored };
+  return { applied: advanced, results: stored };
 }
 
 export interface ExecConsumerOptions {

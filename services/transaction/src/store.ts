@@ -160,27 +160,15 @@ export async function readResults(pool: Db, hashes: string[]): Promise<Array<TxR
 }
 
 /**
- * Locks the consumer's progress row for the caller's transaction and reads,
- * in the same round trip, the admitted transactions among `hashes` (as they
- * were published): the last applied sequence (0 before any) and the bodies.
- * Raw transactions' bodies are left out: their results carry no data (spec
- * "Raw (self-signed) transaction body"), and reading and parsing every body
- * of a block was a tenth of the service's work under raw load.
+ * The admitted transactions among `hashes`, as they were published (a body
+ * never changes once stored). Raw transactions' bodies are left out: their
+ * results carry no data (spec "Raw (self-signed) transaction body"), and
+ * reading and parsing every body of a block was a tenth of the service's
+ * work under raw load.
  */
-export async function lockExecProgressWithBodies(client: Client, consumer: string, hashes: string[]): Promise<{ lastSeq: number; admitted: Map<string, Transaction> }> {
-  const { rows } = await client.query<{ last_seq: string; hash: string | null; body: string | null }>(
-    `WITH progress AS (
-       INSERT INTO tx.exec_progress AS p (consumer, last_seq) VALUES ($1, 0)
-       ON CONFLICT (consumer) DO UPDATE SET consumer = p.consumer
-       RETURNING last_seq
-     )
-     SELECT progress.last_seq, t.hash, CASE WHEN t.origin = 'raw' THEN NULL ELSE t.body END AS body
-       FROM progress LEFT JOIN tx.transactions t ON t.hash = ANY($2::text[])`,
-    [consumer, hashes],
-  );
-  const admitted = new Map<string, Transaction>();
-  for (const row of rows) if (row.hash !== null && row.body !== null) admitted.set(row.hash, JSON.parse(row.body) as Transaction);
-  return { lastSeq: Number(rows[0].last_seq), admitted };
+export async function admittedBodies(pool: Db, hashes: string[]): Promise<Map<string, Transaction>> {
+  const { rows } = await query<{ hash: string; body: string }>(pool, `SELECT hash, body FROM tx.transactions WHERE hash = ANY($1::text[]) AND origin <> 'raw'`, [hashes]);
+  return new Map(rows.map((row) => [row.hash, JSON.parse(row.body) as Transaction]));
 }
 
 export interface FinalResult {
@@ -191,17 +179,27 @@ export interface FinalResult {
 }
 
 /**
- * Inserts final results — a hash that already has one keeps it — and moves
- * the consumer's progress to `execSeq`, in one statement. Answers the hashes
- * actually inserted.
+ * One statement, one commit: moves the consumer's progress to `execSeq` if
+ * it is behind it, and only then inserts the final results — a hash that
+ * already has one keeps it. Two instances recording one sequence at once:
+ * the progress row's lock makes the later one find it applied. Answers
+ * whether the progress moved, and the hashes actually inserted.
  */
-export async function insertResults(client: Client, consumer: string, results: FinalResult[], execSeq: number): Promise<Set<string>> {
-  const { rows } = await client.query<{ hash: string }>(
-    `WITH progress AS (UPDATE tx.exec_progress SET last_seq = $7 WHERE consumer = $8)
-     INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
-     SELECT h, c, s, b, r::jsonb, d::jsonb, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(h, c, s, b, r, d)
-     ON CONFLICT (hash) DO NOTHING
-     RETURNING hash`,
+export async function recordResults(pool: Db, consumer: string, results: FinalResult[], execSeq: number): Promise<{ advanced: boolean; inserted: Set<string> }> {
+  const { rows } = await query<{ advanced: boolean; inserted: string[] }>(
+    pool,
+    `WITH progress AS (
+       INSERT INTO tx.exec_progress AS p (consumer, last_seq) VALUES ($8, $7)
+       ON CONFLICT (consumer) DO UPDATE SET last_seq = EXCLUDED.last_seq WHERE p.last_seq < EXCLUDED.last_seq
+       RETURNING 1
+     ), inserted AS (
+       INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
+       SELECT h, c, s, b, r::jsonb, d::jsonb, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(h, c, s, b, r, d)
+        WHERE EXISTS (SELECT 1 FROM progress)
+       ON CONFLICT (hash) DO NOTHING
+       RETURNING hash
+     )
+     SELECT EXISTS (SELECT 1 FROM progress) AS advanced, ARRAY(SELECT hash FROM inserted) AS inserted`,
     [
       results.map((r) => r.hash),
       results.map((r) => r.chainId),
@@ -213,7 +211,7 @@ export async function insertResults(client: Client, consumer: string, results: F
       consumer,
     ],
   );
-  return new Set(rows.map((row) => row.hash));
+  return { advanced: rows[0].advanced, inserted: new Set(rows[0].inserted) };
 }
 
 // ---------------------------------------------------------------------------
