@@ -7,10 +7,10 @@ import { createPool as createPgPool, inTransaction as inPgTransaction, migrateSc
 export type { Client, Db } from '@platform/pg';
 
 /** Arbitrary but fixed: every instance of the service takes the same lock. */
-const MIGRATION_LOCK = 0x7478; // "tx"
+export const MIGRATION_LOCK = 0x7478; // "tx"
 
 // Append only: an applied migration is never edited; a change is a new entry.
-const MIGRATIONS: string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE tx.meta (
      key text PRIMARY KEY,
      value text NOT NULL
