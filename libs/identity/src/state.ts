@@ -39,14 +39,32 @@ export function certificateContractOf(state: Storage, address: string): string |
  * `at` (seconds since the epoch); else null.
  */
 export function validCertificateOf(state: Storage, address: string, at: number): RegisteredCertificate | null {
+  return validCertificateFields(state, address, at, TEXT_FIELDS) as RegisteredCertificate | null;
+}
+
+type TextField = (typeof TEXT_FIELDS)[number];
+/** a valid certificate with some of its text fields */
+type CertificateWith<F extends TextField> = Pick<RegisteredCertificate, F | 'certificate' | 'userAddress' | 'notBefore' | 'expirationDate'>;
+
+/**
+ * validCertificateOf with only the text fields asked for read: every
+ * transaction's sender identity needs four of the eight, and the reads are
+ * on the block's hot path.
+ */
+export function validCertificateFields<F extends TextField>(
+  state: Storage,
+  address: string,
+  at: number,
+  fields: readonly F[],
+): CertificateWith<F> | null {
   const certificate = certificateContractOf(state, address);
   if (!certificate) return null;
   if (state.getStorage(certificate, '.isValid') !== 'true') return null;
   const notBefore = Number(state.getStorage(certificate, '.notBefore') ?? '0');
   const expirationDate = Number(state.getStorage(certificate, '.expirationDate') ?? '0');
   if (at < notBefore || at > expirationDate) return null;
-  const out = { certificate, userAddress: address, notBefore, expirationDate } as RegisteredCertificate;
-  for (const f of TEXT_FIELDS) out[f] = state.getStorage(certificate, `.${f}`) ?? '';
+  const out = { certificate, userAddress: address, notBefore, expirationDate } as CertificateWith<F>;
+  for (const f of fields) (out as Record<string, unknown>)[f] = state.getStorage(certificate, `.${f}`) ?? '';
   return out;
 }
 

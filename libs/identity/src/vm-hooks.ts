@@ -3,7 +3,7 @@
 // executing the block computes the same thing.
 import type { SenderIdentity, WorldState } from '@platform/common';
 import { certificateFields, certificateSignedBy, certificateSignedByKey, signatureValid } from './hooks.js';
-import { userCertFields, validCertificateOf } from './state.js';
+import { userCertFields, validCertificateFields } from './state.js';
 
 export interface IdentityHooks {
   getUserCert(address: string): Record<string, string> | undefined;
@@ -24,13 +24,15 @@ export function identityHooks(state: Pick<WorldState, 'getStorage'>, at: number)
   };
 }
 
+const IDENTITY_FIELDS = ['commonName', 'organization', 'organizationalUnit', 'certificateString'] as const;
+
 /** The sender's identity of a transaction (`tx.username` and friends): its valid registered certificate, or null. */
 export function identityOf(
   state: Pick<WorldState, 'getStorage'>,
   address: string,
   at: number,
 ): SenderIdentity | null {
-  const c = validCertificateOf(state, address, at);
+  const c = validCertificateFields(state, address, at, IDENTITY_FIELDS);
   return c ? { username: c.commonName, organization: c.organization, organizationalUnit: c.organizationalUnit, certificate: c.certificateString } : null;
 }
 
