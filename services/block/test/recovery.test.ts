@@ -111,11 +111,24 @@ test('applied ⇒ published: a crash after the apply and before publication publ
 test('a proposer that loses the race at a height drops its overlay and applies the winning block', async () => {
   const { copyFileSync, mkdirSync } = await import('node:fs');
   const { join } = await import('node:path');
-  // node B: an ordinary proposer; node A: holds its first append until B has appended that height
-  const b = await f.start({ name: 'b', durable: 'block-main-b' });
+  // node A holds its first append until B has appended that height; B holds
+  // its first until A holds one — else a quick B could append first, and A,
+  // seeing itself behind the stream, would never propose at all
+  const lost: Block[] = [];
+  let bWaited = false;
+  const b = await f.start({
+    name: 'b',
+    durable: 'block-main-b',
+    hooks: {
+      beforeAppend: async () => {
+        if (bWaited) return;
+        bWaited = true;
+        for (const deadline = Date.now() + 10_000; lost.length === 0 && Date.now() < deadline; ) await sleep(10);
+      },
+    },
+  });
   mkdirSync(f.dataDir('a'), { recursive: true });
   copyFileSync(join(f.dataDir('b'), 'genesis.json'), join(f.dataDir('a'), 'genesis.json'));
-  const lost: Block[] = [];
   const a = await f.start({
     name: 'a',
     durable: 'block-main-a',
