@@ -29,10 +29,13 @@ const EVM_STORE = `
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.0;
 contract Store {
+  struct Note { uint256 n; string text; }
   uint256 public value;
   string public label;
   mapping(address => uint256) public seen;
-  function set(uint256 v, string memory l) public { value = v; label = l; seen[msg.sender] = v; }
+  uint256[] public history;
+  Note public last;
+  function set(uint256 v, string memory l) public { value = v; label = l; seen[msg.sender] = v; history.push(v); last = Note(v, l); }
 }`;
 
 describe('cirrus on a node', () => {
@@ -40,6 +43,7 @@ describe('cirrus on a node', () => {
   let token: string;
   let shelf: string;
   let store: string;
+  let carol: string;
 
   /** A search, polled until the index has caught up (indexing follows execution asynchronously). */
   const search = async (path: string, caughtUp: (rows: any[]) => boolean = () => true, headers: Record<string, string> = {}) => {
@@ -61,7 +65,9 @@ describe('cirrus on a node', () => {
   beforeAll(async () => {
     node = await startTestNode({ IDENTITY_REQUIRED: 'false', INDEX_EVM: 'true' });
     token = await devToken(node, 'carol', 'Acme');
-    expect((await api(node, 'POST', '/platform/v2.3/key', token)).status).toBe(200);
+    const key = await api(node, 'POST', '/platform/v2.3/key', token);
+    expect(key.status).toBe(200);
+    carol = String(key.body.address).replace(/^0x/, '');
     const [up] = await tx([{ type: 'CONTRACT', payload: { contract: 'Shelf', src: SHELF, args: { _owner: 'carol' }, metadata: { VM: 'SolidVM' } } }]);
     shelf = up.data.contents.address;
     // two calls in one request, then a third
@@ -120,9 +126,13 @@ describe('cirrus on a node', () => {
     expect(quoted.body).toEqual([{ pages: '202' }]);
   });
 
-  test('an EVM contract is indexed with INDEX_EVM', async () => {
-    const res = await search(`Store?address=eq.${store}&select=value,label,seen`, (rows) => rows[0]?.value === 42);
-    expect(res.body).toEqual([{ value: 42, label: 'answer', seen: '0'.repeat(40) }]);
+  test('an EVM contract is indexed with INDEX_EVM: its struct as JSON, its mapping entries and array elements in side tables', async () => {
+    const res = await search(`Store?address=eq.${store}&select=value,label,seen,last`, (rows) => rows[0]?.value === 42);
+    expect(res.body).toEqual([{ value: 42, label: 'answer', seen: '0'.repeat(40), last: { n: 42, text: 'answer' } }]);
+    const seen = await search(`Store-seen?address=eq.${store}&select=key,value`, (rows) => rows.length === 1);
+    expect(seen.body).toEqual([{ key: carol, value: 42 }]);
+    const history = await search(`Store-history?address=eq.${store}&select=index,value`, (rows) => rows.length === 1);
+    expect(history.body).toEqual([{ index: 0, value: 42 }]);
   });
 
   test('Prefer: count=exact answers Content-Range; an offset past the end is 416 with the error body', async () => {
