@@ -2,8 +2,8 @@
 // lookup follows the applied state (balances from the genesis, nonces, code,
 // gas fees and transfers), and compilation answers code hashes that match
 // what execution stores, or the compiler's messages.
+import { refusal } from '@platform/common/testing';
 import { BLOCK, call } from '@platform/bus';
-import { PlatformError } from '@platform/common';
 import { bytesToHex, contractAddress, keccak256Hex } from '@platform/crypto';
 import { codeHashOf } from '@platform/solidvm';
 import { EMPTY_ROOT } from '../src/state/root.js';
@@ -19,16 +19,6 @@ contract Store is IStore {
 
 const TOKENS = 10n ** 18n;
 const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
-
-async function refusal(promise: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof PlatformError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 
 let f: BlockFixture;
 beforeEach(async () => {

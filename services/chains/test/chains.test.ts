@@ -3,6 +3,7 @@
 // users have no registered certificate, so membership matches the token's
 // organization and the username. Creation and its refusals, the records and
 // who sees them, and membership moved by governance events in block order.
+import { refusal } from '@platform/common/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { CHAINS, SUBJECTS, VAULT, call, connectBus, encodeJson, handle, serve, type NatsConnection } from '@platform/bus';
 import { GOVERNANCE_ADDRESS, PlatformError, loadConfig, type Transaction } from '@platform/common';
@@ -54,16 +55,6 @@ afterAll(async () => {
 });
 
 const body = (extra: Record<string, unknown> = {}) => ({ label: 'ab', contract: 'AutoApprove', src: AUTO_APPROVE, args: {}, members: [{ orgName: 'B', access: true }], metadata: { VM: 'SolidVM' }, ...extra });
-
-async function refusal(promise: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof PlatformError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
 
 async function visible(user: { username: string; organization: string }): Promise<string[]> {
   return (await call(nc, CHAINS.visibleTo, user)).chainIds;

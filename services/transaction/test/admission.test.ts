@@ -1,6 +1,7 @@
 // Admission of vault-signed transactions against real NATS, PostgreSQL and the
 // real vault: signatures checked by ethers, nonces under concurrency and
 // restarts, the nonce limit, idempotency keys.
+import { refusal } from '@platform/common/testing';
 import { recoverAddress } from 'ethers';
 import { TX, call, type SubmitItem, type SubmitRequest } from '@platform/bus';
 import { PlatformError } from '@platform/common';
@@ -15,7 +16,6 @@ const callSet = (x: number, chainid?: string): SubmitItem => ({
   payload: { contractName: 'SimpleStorage', contractAddress: CONTRACT_ADDRESS, method: 'set', args: { _x: x }, metadata: { VM: 'SolidVM' }, ...(chainid ? { chainid } : {}) },
 });
 const request = (username: string, transactions: SubmitItem[], extra: Partial<SubmitRequest> = {}): SubmitRequest => ({ username, organization: null, chainId: null, transactions, ...extra });
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
 
 describe('transaction - admission of vault-signed transactions', () => {
   let f: Fixture;
@@ -96,7 +96,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     // on a private chain the signed list has the chain ID as its seventh item
     const signed = txs[1].tx;
     expect(recoverAddress(ethersSigningHash(fieldsOf(signed)), { r: `0x${signed.r}`, s: `0x${signed.s}`, v: signed.v }).toLowerCase()).toBe(`0x${address}`);
-    const err = await failure(call(f.nc, TX.submit, request('erin', [callSet(2, chain)], { chainId: '34'.repeat(32) })));
+    const err = await refusal(call(f.nc, TX.submit, request('erin', [callSet(2, chain)], { chainId: '34'.repeat(32) })));
     expect(err).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'txs[0].payload.chainid' } });
   });
 
@@ -105,8 +105,8 @@ describe('transaction - admission of vault-signed transactions', () => {
     await f.user('gina');
     const missing = '5a'.repeat(32);
     f.chains.missing.add(missing);
-    expect(await failure(call(f.nc, TX.submit, request('gina', [callSet(1), callSet(2, missing)])))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: missing } });
-    expect(await failure(call(f.nc, TX.submit, request('gina', [callSet(1)], { chainId: missing })))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'chainid' } });
+    expect(await refusal(call(f.nc, TX.submit, request('gina', [callSet(1), callSet(2, missing)])))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: missing } });
+    expect(await refusal(call(f.nc, TX.submit, request('gina', [callSet(1)], { chainId: missing })))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'chainid' } });
 
     const chain = '5b'.repeat(32);
     f.chains.membersOf.set('hal', [chain]);
@@ -115,7 +115,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     // the sender, a member and the node itself see it
     for (const who of ['gina', 'hal', undefined]) expect(await ask(who, [onChain.hash, onMain.hash])).toHaveLength(2);
     // anyone else: as unknown as a hash that does not exist; the main chain's result stays visible
-    expect(await failure(ask('ivan', [onMain.hash, onChain.hash]))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [onChain.hash] } });
+    expect(await refusal(ask('ivan', [onMain.hash, onChain.hash]))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [onChain.hash] } });
     expect(await ask('ivan', [onMain.hash])).toHaveLength(1);
   });
 
@@ -123,13 +123,13 @@ describe('transaction - admission of vault-signed transactions', () => {
     const svc = await f.start({ env: { ACCOUNT_NONCE_LIMIT: '2' } });
     const address = await f.user('frank');
     await call(f.nc, TX.submit, request('frank', [callSet(0), callSet(1)]));
-    const err = await failure(call(f.nc, TX.submit, request('frank', [callSet(2), callSet(3)])));
+    const err = await refusal(call(f.nc, TX.submit, request('frank', [callSet(2), callSet(3)])));
     expect(err).toBeInstanceOf(PlatformError);
     expect(err).toMatchObject({ code: 'NONCE_LIMIT', status: 422, details: { address, limit: 2, nextNonce: 2 } });
     expect(await f.sql(svc.databaseUrl, 'SELECT count(*)::int AS n FROM tx.transactions WHERE sender = $1', [address])).toEqual([{ n: 2 }]);
     const [last] = await call(f.nc, TX.submit, request('frank', [callSet(2)]));
     expect((await admittedByHash(f, [last.hash])).get(last.hash)![0].tx.nonce).toBe(2);
-    expect(await failure(call(f.nc, TX.submit, request('frank', [callSet(3)])))).toMatchObject({ code: 'NONCE_LIMIT' });
+    expect(await refusal(call(f.nc, TX.submit, request('frank', [callSet(3)])))).toMatchObject({ code: 'NONCE_LIMIT' });
   });
 
   test('an Idempotency-Key retry answers the first attempt’s hashes and admits nothing new; another body under it is 409', async () => {
@@ -141,7 +141,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     expect(concurrent[1]).toEqual(concurrent[0]);
     expect(later.map((r) => r.hash)).toEqual(concurrent[0].map((r) => r.hash));
     expect(await f.sql(svc.databaseUrl, 'SELECT count(*)::int AS n FROM tx.transactions WHERE sender = $1', [address])).toEqual([{ n: 2 }]);
-    expect(await failure(call(f.nc, TX.submit, { ...body, transactions: [callSet(3)] }))).toMatchObject({ code: 'CONFLICT', status: 409 });
+    expect(await refusal(call(f.nc, TX.submit, { ...body, transactions: [callSet(3)] }))).toMatchObject({ code: 'CONFLICT', status: 409 });
     // the same key of another user is another key
     await f.user('heidi');
     const other = await call(f.nc, TX.submit, { ...body, username: 'heidi' });
@@ -150,7 +150,7 @@ describe('transaction - admission of vault-signed transactions', () => {
 
   test('a user without a key is USER_NOT_FOUND, and nothing is stored', async () => {
     const svc = await f.start();
-    expect(await failure(call(f.nc, TX.submit, request('nobody', [callSet(1)])))).toMatchObject({ code: 'USER_NOT_FOUND', status: 400 });
+    expect(await refusal(call(f.nc, TX.submit, request('nobody', [callSet(1)])))).toMatchObject({ code: 'USER_NOT_FOUND', status: 400 });
     expect(await f.sql(svc.databaseUrl, 'SELECT count(*)::int AS n FROM tx.transactions')).toEqual([{ n: 0 }]);
   });
 
@@ -171,7 +171,7 @@ describe('transaction - admission of vault-signed transactions', () => {
       [request('ivan', [callSet(1)], { txParams: { gasLimit: 'lots' } }), 'VALIDATION_FAILED', 'txParams.gasLimit'],
     ];
     for (const [body, code, field] of cases) {
-      const err = await failure(call(f.nc, TX.submit, body));
+      const err = await refusal(call(f.nc, TX.submit, body));
       expect({ code: err.code, field: err.details?.field }).toEqual({ code, field });
       expect(err.message).toContain(field);
     }

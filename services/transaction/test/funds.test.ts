@@ -1,12 +1,11 @@
 // Gas enabled: an account that cannot pay is refused at admission with an
 // error naming it and the faucet; the balance comes from the block service's
 // `block.account`, played here by the test (real NATS, real vault).
+import { refusal } from '@platform/common/testing';
 import { Wallet } from 'ethers';
 import { BLOCK, TX, call, handle, serve, type AccountRecord, type SubmitItem } from '@platform/bus';
-import { PlatformError, createLogger } from '@platform/common';
+import { createLogger } from '@platform/common';
 import { ethersSigningHash, fixture, type Fields, type Fixture } from './helpers.js';
-
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
 const SRC = 'contract Note { string text; }';
 const upload: SubmitItem = { type: 'CONTRACT', payload: { contract: 'Note', src: SRC, metadata: { VM: 'SolidVM' } } };
 /** the platform client's defaults: gasLimit 32100000000 × gasPrice 1 */
@@ -44,7 +43,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
 
   test('an unfunded user is refused (422) naming the account and the faucet; nothing is admitted, no nonce is used', async () => {
     const address = await f.user('poor');
-    const err = await failure(call(f.nc, TX.submit, { username: 'poor', organization: null, chainId: null, transactions: [upload] }));
+    const err = await refusal(call(f.nc, TX.submit, { username: 'poor', organization: null, chainId: null, transactions: [upload] }));
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { reason: 'INSUFFICIENT_BALANCE', field: 'txs[0]', address, balance: '0', required: DEFAULT_UPFRONT.toString() } });
     expect(err.message).toContain(`account ${address} cannot pay for txs[0]`);
     expect(err.message).toContain(`/bloc/v2.2/users/user/${address}/fill`);
@@ -61,7 +60,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     const chain = '9c'.repeat(32);
     balances.set(address, DEFAULT_UPFRONT);
     const onChain = { ...upload, payload: { ...upload.payload, chainid: chain } } as SubmitItem;
-    const err = await failure(call(f.nc, TX.submit, { username: 'twochains', organization: null, chainId: null, transactions: [upload, onChain] }));
+    const err = await refusal(call(f.nc, TX.submit, { username: 'twochains', organization: null, chainId: null, transactions: [upload, onChain] }));
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'INSUFFICIENT_BALANCE', field: 'txs[1]', chainId: chain, balance: '0' } });
     expect(err.message).toContain(`on chain ${chain}`);
     expect(err.message).toContain('the faucet funds the main chain only');
@@ -73,7 +72,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     const address = await f.user('some');
     balances.set(address, 10n ** 18n);
     const transfer = (value: string): SubmitItem => ({ type: 'TRANSFER', payload: { toAddress: 'ab'.repeat(20), value } });
-    const err = await failure(
+    const err = await refusal(
       call(f.nc, TX.submit, { username: 'some', organization: null, chainId: null, txParams: { gasLimit: 21_000, gasPrice: 2 }, transactions: [transfer('1'), transfer((10n ** 18n).toString())] }),
     );
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'txs[1]', required: (10n ** 18n + 42_000n).toString(), balance: (10n ** 18n).toString() } });
@@ -88,7 +87,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     const sig = wallet.signingKey.sign(ethersSigningHash(fields));
     const body = { nonce: 0, gasPrice: 1, gasLimit: 100_000, value: 0, to: null, initOrData: fields.initOrData, metadata: fields.metadata, r: sig.r, s: sig.s, v: sig.v };
     const raw = () => call(f.nc, TX.submitRaw, { username: 'raw-user', organization: null, chainId: null, transaction: body });
-    const err = await failure(raw());
+    const err = await refusal(raw());
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'INSUFFICIENT_BALANCE', address, required: '100000' } });
     expect(err.message).toContain(`account ${address} cannot pay for the transaction`);
 
@@ -107,7 +106,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     await block?.stop();
     block = null;
     await f.user('later');
-    expect(await failure(call(f.nc, TX.submit, { username: 'later', organization: null, chainId: null, transactions: [upload] }))).toMatchObject({ code: 'UNAVAILABLE', status: 503, details: { service: 'block' } });
+    expect(await refusal(call(f.nc, TX.submit, { username: 'later', organization: null, chainId: null, transactions: [upload] }))).toMatchObject({ code: 'UNAVAILABLE', status: 503, details: { service: 'block' } });
     await playBlockService();
   });
 });

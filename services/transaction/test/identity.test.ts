@@ -3,14 +3,13 @@
 // registration is admitted; a positive answer is remembered at most
 // POSITIVE_TTL_MS; reserved system contract names are refused. The block
 // service's IDENTITY.status is played by the test (real NATS, real vault).
+import { refusal } from '@platform/common/testing';
 import { Wallet } from 'ethers';
 import { IDENTITY, TX, call, handle, serve, type IdentityRecord, type RawTransactionBody, type SubmitItem } from '@platform/bus';
-import { PlatformError, createLogger } from '@platform/common';
+import { createLogger } from '@platform/common';
 import { REGISTRY_ADDRESS } from '@platform/identity';
 import { POSITIVE_TTL_MS } from '../src/index.js';
 import { ethersSigningHash, fixture, type Fields, type Fixture } from './helpers.js';
-
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
 const upload: SubmitItem = { type: 'CONTRACT', payload: { contract: 'Note', src: 'contract Note { string text; }', metadata: { VM: 'SolidVM' } } };
 const registration: SubmitItem = { type: 'FUNCTION', payload: { contractAddress: REGISTRY_ADDRESS, method: 'registerCertificate', args: { newCertificateString: 'pem' }, metadata: { VM: 'SolidVM' } } };
 
@@ -49,7 +48,7 @@ describe('transaction - IDENTITY_REQUIRED', () => {
 
   test('an unregistered vault user is refused with 403 IDENTITY_REQUIRED saying how to enrol; nothing is admitted', async () => {
     const address = await f.user('nocert');
-    const err = await failure(submit('nocert', [upload]));
+    const err = await refusal(submit('nocert', [upload]));
     expect(err).toMatchObject({ code: 'IDENTITY_REQUIRED', status: 403, details: { address, registry: REGISTRY_ADDRESS } });
     expect(err.message).toContain('POST /platform/v2.3/key');
     expect(err.message).toContain('/bloc/v2.2/x509/createCert');
@@ -59,7 +58,7 @@ describe('transaction - IDENTITY_REQUIRED', () => {
   test('its own registration is admitted without a certificate, mixed with anything else it is not', async () => {
     await f.user('enrolling');
     expect((await submit('enrolling', [registration]))[0].status).toBe('Pending');
-    expect((await failure(submit('enrolling', [registration, upload]))).code).toBe('IDENTITY_REQUIRED');
+    expect((await refusal(submit('enrolling', [registration, upload]))).code).toBe('IDENTITY_REQUIRED');
   });
 
   test('a registered user is admitted; the answer is remembered, but a revocation counts after at most POSITIVE_TTL_MS', async () => {
@@ -71,7 +70,7 @@ describe('transaction - IDENTITY_REQUIRED', () => {
     expect(asked - before).toBe(1);
     registered.delete(address);
     await new Promise((r) => setTimeout(r, POSITIVE_TTL_MS + 100));
-    expect((await failure(submit('certified', [upload]))).code).toBe('IDENTITY_REQUIRED');
+    expect((await refusal(submit('certified', [upload]))).code).toBe('IDENTITY_REQUIRED');
     // a refusal is not remembered: the registration counts at once
     registered.add(address);
     expect((await submit('certified', [upload]))[0].status).toBe('Pending');
@@ -85,7 +84,7 @@ describe('transaction - IDENTITY_REQUIRED', () => {
       return call(f.nc, TX.submitRaw, { username: 'raw-user', organization: null, chainId: null, transaction: { ...fields, r: sig.r, s: sig.s, v: sig.v } as RawTransactionBody });
     };
     const create = (nonce: number): Fields => ({ nonce, gasPrice: 1, gasLimit: 100_000, to: null, value: 0, initOrData: Buffer.from('contract Note { }').toString('hex'), metadata: { VM: 'SolidVM', name: 'Note' } });
-    const err = await failure(raw(create(0)));
+    const err = await refusal(raw(create(0)));
     expect(err).toMatchObject({ code: 'IDENTITY_REQUIRED', details: { address } });
     const register: Fields = { nonce: 0, gasPrice: 0, gasLimit: 100_000, to: REGISTRY_ADDRESS, value: 0, initOrData: '', metadata: { VM: 'SolidVM', funcName: 'registerCertificate', args: '{"newCertificateString":"pem"}' } };
     expect((await raw(register)).status).toBe('Pending');
@@ -97,7 +96,7 @@ describe('transaction - IDENTITY_REQUIRED', () => {
     const address = await f.user('namer');
     registered.add(address);
     const reserved: SubmitItem = { type: 'CONTRACT', payload: { contract: 'Certificate', src: 'contract Certificate { }', metadata: { VM: 'SolidVM' } } };
-    const err = await failure(submit('namer', [upload, reserved]));
+    const err = await refusal(submit('namer', [upload, reserved]));
     expect(err).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'txs[1].payload.contract' } });
     expect(err.message).toMatch(/reserved/);
   });
@@ -105,11 +104,11 @@ describe('transaction - IDENTITY_REQUIRED', () => {
   test('a genesis without a registry, or no block service: refused, never admitted on trust', async () => {
     await f.user('anyone');
     await playBlockService(false);
-    const err = await failure(submit('anyone', [upload]));
+    const err = await refusal(submit('anyone', [upload]));
     expect(err.code).toBe('IDENTITY_REQUIRED');
     expect(err.message).toMatch(/genesis has no certificate registry/);
     await block?.stop();
     block = null;
-    expect((await failure(submit('anyone', [upload]))).code).toBe('UNAVAILABLE');
+    expect((await refusal(submit('anyone', [upload]))).code).toBe('UNAVAILABLE');
   });
 });

@@ -1,6 +1,7 @@
 // Raw (self-signed) transactions signed by ethers with keys the vault never
 // held: the signing forms, the recovery rules, the nonce rule, and a named
 // field for every bad one.
+import { refusal } from '@platform/common/testing';
 import { Wallet, type BaseWallet } from 'ethers';
 import { TX, call, type RawTransactionBody, type SubmitRawRequest } from '@platform/bus';
 import { PlatformError, type Transaction } from '@platform/common';
@@ -36,7 +37,6 @@ function signed(wallet: BaseWallet, fields: Fields, options: { form?: Form; with
 const creation = (nonce: number, metadata: Record<string, string> = { VM: 'SolidVM', name: 'Counter' }): Fields => ({ nonce, gasPrice: 1, gasLimit: 100000, to: null, value: 0, initOrData: utf8Hex(SRC), metadata });
 const callInc = (nonce: number, metadata: Record<string, string> = { VM: 'SolidVM', funcName: 'inc', args: '()' }): Fields => ({ nonce, gasPrice: 1, gasLimit: 100000, to: 'c0'.repeat(20), value: 0, initOrData: '', metadata });
 const request = (transaction: RawTransactionBody, extra: Partial<SubmitRawRequest> = {}): SubmitRawRequest => ({ username: 'raw-user', organization: 'Org', chainId: null, transaction, ...extra });
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
 const addressOf = (wallet: BaseWallet) => wallet.address.toLowerCase().slice(2);
 
 describe('transaction - raw transactions', () => {
@@ -77,10 +77,10 @@ describe('transaction - raw transactions', () => {
   test('the nonce must be the account’s next one, and the error says which', async () => {
     const wallet = Wallet.createRandom();
     await call(f.nc, TX.submitRaw, request(signed(wallet, creation(0))));
-    const err = await failure(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(5)))));
+    const err = await refusal(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(5)))));
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { field: 'nonce', expected: 1, got: 5 } });
     expect(err.message).toMatch(/expected 1/);
-    expect(await failure(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(0)))))).toMatchObject({ details: { expected: 1 } });
+    expect(await refusal(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(0)))))).toMatchObject({ details: { expected: 1 } });
     await call(f.nc, TX.submitRaw, request(signed(wallet, callInc(1))));
   });
 
@@ -158,7 +158,7 @@ describe('transaction - raw transactions', () => {
     expect((await admittedByHash(f, [guessed.hash])).get(guessed.hash)![0].tx.signingForm).toBe('platform');
 
     const other = Wallet.createRandom();
-    const err = await failure(call(f.nc, TX.submitRaw, request({ ...signed(other, creation(0)), address: wallet.address })));
+    const err = await refusal(call(f.nc, TX.submitRaw, request({ ...signed(other, creation(0)), address: wallet.address })));
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'address' } });
   });
 
@@ -166,7 +166,7 @@ describe('transaction - raw transactions', () => {
     const wallet = Wallet.createRandom();
     const body = signed(wallet, creation(0));
     const highS = `0x${(SECP256K1_N - BigInt(body.s)).toString(16).padStart(64, '0')}`;
-    const err = await failure(call(f.nc, TX.submitRaw, request({ ...body, s: highS, v: body.v === 27 ? 28 : 27 })));
+    const err = await refusal(call(f.nc, TX.submitRaw, request({ ...body, s: highS, v: body.v === 27 ? 28 : 27 })));
     expect(err).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, details: { field: 's' } });
     expect(err.message).toMatch(/high-s/);
   });
@@ -191,16 +191,16 @@ describe('transaction - raw transactions', () => {
       [{ metadata: { VM: 'SolidVM', funcName: 'inc', args: { a: 1 } } }, 'VALIDATION_FAILED', 'metadata.args'],
     ];
     for (const [change, code, field] of cases) {
-      const err = await failure(call(f.nc, TX.submitRaw, request({ ...good, ...change } as RawTransactionBody)));
+      const err = await refusal(call(f.nc, TX.submitRaw, request({ ...good, ...change } as RawTransactionBody)));
       expect({ field, code: err.code, named: err.details?.field }).toEqual({ field, code, named: field });
     }
     const creationWithoutName = signed(wallet, creation(0, { VM: 'SolidVM' }));
-    expect(await failure(call(f.nc, TX.submitRaw, request(creationWithoutName)))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'metadata.name' } });
+    expect(await refusal(call(f.nc, TX.submitRaw, request(creationWithoutName)))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'metadata.name' } });
     const badArgs = signed(wallet, callInc(0, { VM: 'SolidVM', funcName: 'inc', args: '(1,' }));
-    expect(await failure(call(f.nc, TX.submitRaw, request(badArgs)))).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'metadata.args' } });
+    expect(await refusal(call(f.nc, TX.submitRaw, request(badArgs)))).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'metadata.args' } });
     const chain = '77'.repeat(32);
     const onChain = signed(wallet, { ...callInc(0), chainId: chain });
-    expect(await failure(call(f.nc, TX.submitRaw, request(onChain, { chainId: '66'.repeat(32) })))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'chainId' } });
+    expect(await refusal(call(f.nc, TX.submitRaw, request(onChain, { chainId: '66'.repeat(32) })))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'chainId' } });
     const admitted = await call(f.nc, TX.submitRaw, request(onChain, { chainId: chain }));
     expect((await admittedByHash(f, [admitted.hash])).get(admitted.hash)![0].subject).toBe(`tx.admitted.${chain}`);
   });
@@ -209,7 +209,7 @@ describe('transaction - raw transactions', () => {
     await f.start({ env: { RAW_TX_REQUIRE_SIGNED_METADATA: 'true' } });
     try {
       const wallet = Wallet.createRandom();
-      const err = await failure(call(f.nc, TX.submitRaw, request(signed(wallet, creation(0), { withAddress: true }))));
+      const err = await refusal(call(f.nc, TX.submitRaw, request(signed(wallet, creation(0), { withAddress: true }))));
       expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'metadata' } });
       expect(err.message).toMatch(/RAW_TX_REQUIRE_SIGNED_METADATA/);
       // with one accepted form, nothing is guessed: address is not needed
@@ -226,7 +226,7 @@ describe('transaction - raw transactions', () => {
       const wallet = Wallet.createRandom();
       await call(f.nc, TX.submitRaw, request(signed(wallet, creation(0))));
       await call(f.nc, TX.submitRaw, request(signed(wallet, callInc(1))));
-      expect(await failure(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(2)))))).toMatchObject({ code: 'NONCE_LIMIT', status: 422 });
+      expect(await refusal(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(2)))))).toMatchObject({ code: 'NONCE_LIMIT', status: 422 });
     } finally {
       await f.start();
     }

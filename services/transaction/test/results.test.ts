@@ -2,9 +2,10 @@
 // crash between the admission commit and the publish (outbox), a crash
 // between the results commit and the ack (redelivery), a duplicate result.
 // The tests play the block service on the real EXEC stream.
+import { refusal } from '@platform/common/testing';
 import { recoverAddress, Wallet } from 'ethers';
 import { TX, call, type SubmitItem, type TxDoneNotice } from '@platform/bus';
-import { PlatformError, createLogger, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
+import { createLogger, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
 import { doneNotices, recordExecResult } from '../src/consumer.js';
 import { createPool, migrate } from '../src/db.js';
 import { Outbox } from '../src/outbox.js';
@@ -18,7 +19,6 @@ const created: CreatedContract = { address: BOX, chainId: '', name: 'Box', codeH
 const upload: SubmitItem = { type: 'CONTRACT', payload: { contract: 'Box', src: SRC, args: { _v: 5 }, metadata: { VM: 'SolidVM' } } };
 const get: SubmitItem = { type: 'FUNCTION', payload: { contractAddress: BOX, method: 'get', args: {}, metadata: { VM: 'SolidVM' } } };
 const send: SubmitItem = { type: 'TRANSFER', payload: { toAddress: 'ee'.repeat(20), value: 42 } };
-const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
 
 let height = 0;
 
@@ -128,9 +128,9 @@ describe('transaction - results, notices and the invariants', () => {
     const [a, b] = await call(f.nc, TX.submit, { username: 'sam', organization: null, chainId: null, transactions: [get, get] });
     const unknown = 'ff'.repeat(32);
     expect(await call(f.nc, TX.results, { hashes: [b.hash, `0x${a.hash.toUpperCase()}`] })).toEqual([b, a]);
-    const err = await failure(call(f.nc, TX.results, { hashes: [a.hash, unknown, 'ee'.repeat(32)] }));
+    const err = await refusal(call(f.nc, TX.results, { hashes: [a.hash, unknown, 'ee'.repeat(32)] }));
     expect(err).toMatchObject({ code: 'NOT_FOUND', status: 404, details: { unknown: [unknown, 'ee'.repeat(32)] } });
-    expect(await failure(call(f.nc, TX.results, { hashes: ['abc'] }))).toMatchObject({ code: 'BAD_HEX', details: { field: '[0]' } });
+    expect(await refusal(call(f.nc, TX.results, { hashes: ['abc'] }))).toMatchObject({ code: 'BAD_HEX', details: { field: '[0]' } });
   });
 
   test('a raw transaction’s result has data null; a result of a transaction admitted elsewhere is kept too', async () => {
@@ -283,7 +283,7 @@ describe('transaction - results, notices and the invariants', () => {
     expect(recoverAddress(ethersSigningHash(fieldsOf(txs[0])), { r: `0x${txs[0].r}`, s: `0x${txs[0].s}`, v: txs[0].v }).toLowerCase()).toBe(`0x${svc.faucetAddress}`);
     // the faucet's key is the service's, kept across restarts
     expect((await f.start({ databaseUrl: svc.databaseUrl, env: { GAS_ENABLED: 'true' } })).faucetAddress).toBe(svc.faucetAddress);
-    expect(await failure(call(f.nc, TX.fill, { username: 'x', address: 'nope' }))).toMatchObject({ code: 'BAD_HEX', details: { field: 'address' } });
+    expect(await refusal(call(f.nc, TX.fill, { username: 'x', address: 'nope' }))).toMatchObject({ code: 'BAD_HEX', details: { field: 'address' } });
   });
 });
 

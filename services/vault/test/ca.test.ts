@@ -1,6 +1,7 @@
 // Certificates issued by the node's CA, which the vault keeps: for a vault
 // user's key (enrolment) and for a given key (createCert). Checked with
 // node:crypto's X509Certificate and the openssl CLI.
+import { refusal } from '@platform/common/testing';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNodeCa, parseCertificate, privateKeyToPem, publicKeyToPem } from '@platform/certs';
 import { IDENTITY, VAULT, call, connectBus, type NatsConnection } from '@platform/bus';
-import type { PlatformError } from '@platform/common';
 import { generateKeyPair, hexToBytes, recoverAddress, signingHash } from '@platform/crypto';
 import { registrationFields } from '@platform/identity';
 import { vaultFixture, type VaultFixture } from './helpers.js';
@@ -29,8 +29,6 @@ describe('vault - the node CA', () => {
     await fixture?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
-
-  const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
   const opensslVerifies = (pem: string) => {
     writeFileSync(join(dir, 'ca.pem'), ca.certificatePem);
     writeFileSync(join(dir, 'leaf.pem'), pem);
@@ -64,7 +62,7 @@ describe('vault - the node CA', () => {
     const hash = signingHash(registrationFields(pem, 7n), 'metadata');
     expect(recoverAddress(hash, hexToBytes(sig.r), hexToBytes(sig.s), (sig.v - 27) as 0 | 1)).toBe(ca.certificate.address);
     for (const request of [{ certificate: 'x', nonce: 1 }, { certificate: pem, nonce: -1 }, { msgHash: 'ab'.repeat(32) }]) {
-      expect((await failure(call(nc, IDENTITY.caSign, request as never))).code).toBe('VALIDATION_FAILED');
+      expect((await refusal(call(nc, IDENTITY.caSign, request as never))).code).toBe('VALIDATION_FAILED');
     }
   });
 
@@ -79,16 +77,16 @@ describe('vault - the node CA', () => {
       [{ publicKey: publicKeyToPem(generateKeyPair().publicKey), subject: { commonName: 'x'.repeat(65), organization: 'Acme' } }, 'subject.commonName', /at most 64/],
     ];
     for (const [request, field, message] of cases) {
-      const err = await failure(call(nc, IDENTITY.issue, request as never));
+      const err = await refusal(call(nc, IDENTITY.issue, request as never));
       expect({ code: err.code, field: err.details?.field }).toEqual({ code: 'VALIDATION_FAILED', field });
       expect(err.message).toMatch(message);
     }
-    expect((await failure(call(nc, IDENTITY.issue, { username: 'nobody', subject: { commonName: 'x', organization: 'Acme' } }))).code).toBe('USER_NOT_FOUND');
+    expect((await refusal(call(nc, IDENTITY.issue, { username: 'nobody', subject: { commonName: 'x', organization: 'Acme' } }))).code).toBe('USER_NOT_FOUND');
   });
 
   test('without a CA, issuing is UNAVAILABLE and says how to get one', async () => {
     const { issue } = await import('../src/ca.js');
-    const err = await failure(issue(null, undefined as never, { username: 'x', subject: {} }));
+    const err = await refusal(issue(null, undefined as never, { username: 'x', subject: {} }));
     expect(err.code).toBe('UNAVAILABLE');
     expect(err.message).toMatch(/NODE_CA_CERT/);
   });

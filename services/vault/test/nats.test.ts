@@ -1,4 +1,5 @@
 // The vault's NATS endpoints against a real NATS server and PostgreSQL.
+import { refusal } from '@platform/common/testing';
 import { computeAddress, SigningKey } from 'ethers';
 import { PlatformError } from '@platform/common';
 import { VAULT, call, connectBus, type NatsConnection } from '@platform/bus';
@@ -18,8 +19,6 @@ describe('vault - NATS endpoints', () => {
     await fixture?.stop();
   });
 
-  const failure = (promise: Promise<unknown>) => promise.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as PlatformError);
-
   test('a created key has the address of its public key', async () => {
     const key = await call(nc, VAULT.keyCreate, { username: 'alice' });
     expect(key.username).toBe('alice');
@@ -30,7 +29,7 @@ describe('vault - NATS endpoints', () => {
 
   test('a second creation is USER_EXISTS with the platform message', async () => {
     await call(nc, VAULT.keyCreate, { username: 'bob' });
-    const err = await failure(call(nc, VAULT.keyCreate, { username: 'bob' }));
+    const err = await refusal(call(nc, VAULT.keyCreate, { username: 'bob' }));
     expect(err).toBeInstanceOf(PlatformError);
     expect(err).toMatchObject({ code: 'USER_EXISTS', status: 409, message: 'User bob already exists' });
   });
@@ -45,9 +44,9 @@ describe('vault - NATS endpoints', () => {
   });
 
   test('looking up a user without a key is USER_NOT_FOUND (400)', async () => {
-    const err = await failure(call(nc, VAULT.keyGet, { username: 'nobody' }));
+    const err = await refusal(call(nc, VAULT.keyGet, { username: 'nobody' }));
     expect(err).toMatchObject({ code: 'USER_NOT_FOUND', status: 400 });
-    expect(await failure(call(nc, VAULT.sign, { username: 'nobody', msgHash: 'ab'.repeat(32) }))).toMatchObject({ code: 'USER_NOT_FOUND' });
+    expect(await refusal(call(nc, VAULT.sign, { username: 'nobody', msgHash: 'ab'.repeat(32) }))).toMatchObject({ code: 'USER_NOT_FOUND' });
   });
 
   test('a signature recovers to the user’s public key, with v = 27 + recovery id', async () => {
@@ -87,7 +86,7 @@ describe('vault - NATS endpoints', () => {
       [call(nc, VAULT.users, { limit: 1.5 }), 'VALIDATION_FAILED'],
       [call(nc, VAULT.users, { address: 'abc' }), 'BAD_HEX'],
     ];
-    for (const [promise, code] of cases) expect(await failure(promise)).toMatchObject({ code, status: 400 });
+    for (const [promise, code] of cases) expect(await refusal(promise)).toMatchObject({ code, status: 400 });
     const longest = 'y'.repeat(255);
     expect((await call(nc, VAULT.keyCreate, { username: longest })).username).toBe(longest);
   });
