@@ -13,7 +13,7 @@
 // one endpoint at once (the gateway, one per HTTP request) sends those made in
 // one event-loop turn as one message: on this machine a NATS message costs
 // more in system calls than most handlers cost in work.
-import type { Msg, NatsConnection } from '@nats-io/nats-core';
+import type { Msg, NatsConnection, RequestOptions } from '@nats-io/nats-core';
 import { NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/nats-core';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { PlatformError, isErrorCode, toPlatformError, type ErrorBody, type Logger } from '@platform/common';
@@ -126,10 +126,16 @@ async function answer(handler: Handler, msg: ServiceMsg, logger: Logger): Promis
     const response = await handler.run(request, meta);
     msg.respond(encodeJson(response));
   } catch (thrown) {
-    const error = toPlatformError(thrown);
-    if (error.code === 'INTERNAL') logger.error({ err: thrown, subject: handler.endpoint.subject, requestId }, 'endpoint failed');
+    const error = failureOf(handler, thrown, logger, requestId);
     msg.respondError(error.status, error.message, encodeJson(error.toBody()));
   }
+}
+
+/** What a handler threw, as the PlatformError its caller gets; an unexpected one is logged here, with its stack, and crosses the wire as INTERNAL. */
+function failureOf(handler: Handler, thrown: unknown, logger: Logger, requestId: string | undefined): PlatformError {
+  const error = toPlatformError(thrown);
+  if (error.code === 'INTERNAL') logger.error({ err: thrown, subject: handler.endpoint.subject, requestId }, 'endpoint failed');
+  return error;
 }
 
 /** Runs every call of a batch at once (a handler may batch them further) and answers their outcomes in order. */
@@ -148,9 +154,7 @@ async function answerBatch(handler: Handler, msg: ServiceMsg, logger: Logger): P
       try {
         return { value: await handler.run(request, requestId ? { requestId } : {}) };
       } catch (thrown) {
-        const error = toPlatformError(thrown);
-        if (error.code === 'INTERNAL') logger.error({ err: thrown, subject: handler.endpoint.subject, requestId }, 'endpoint failed');
-        return error.toBody();
+        return failureOf(handler, thrown, logger, requestId).toBody();
       }
     }),
   );
@@ -166,14 +170,20 @@ export interface CallOptions extends RequestMeta {
 export async function call<Req, Res>(nc: NatsConnection, endpoint: Endpoint<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
   const hdrs = natsHeaders();
   if (options.requestId) hdrs.set(REQUEST_ID_HEADER, options.requestId);
+  const reply = await requestReply(nc, endpoint, endpoint.subject, encodeJson(request), { timeout: options.timeoutMs ?? 10_000, headers: hdrs });
+  return decodeJson<Res>(reply.data);
+}
+
+/** A request on one of the endpoint's subjects; rejects with UNAVAILABLE when nobody answers, or with the error the service answered. */
+async function requestReply(nc: NatsConnection, endpoint: Endpoint<unknown, unknown>, subject: string, data: Uint8Array, options: RequestOptions): Promise<Msg> {
   let reply: Msg;
   try {
-    reply = await nc.request(endpoint.subject, encodeJson(request), { timeout: options.timeoutMs ?? 10_000, headers: hdrs });
+    reply = await nc.request(subject, data, options);
   } catch (err) {
     throw unavailable(endpoint, err);
   }
   if (reply.headers?.get(ERROR_HEADER)) throw remoteError(endpoint, reply);
-  return decodeJson<Res>(reply.data);
+  return reply;
 }
 
 export interface BatchingOptions {
@@ -259,23 +269,22 @@ export function batchingCaller<Req, Res>(nc: NatsConnection, endpoint: Endpoint<
 }
 
 async function sendBatch<Req, Res>(nc: NatsConnection, endpoint: Endpoint<Req, Res>, texts: string[]): Promise<BatchedAnswer[]> {
-  let reply: Msg;
-  try {
-    reply = await nc.request(batchSubject(endpoint as Endpoint<unknown, unknown>), encoder.encode(`[${texts.join(',')}]`), { timeout: 10_000 });
-  } catch (err) {
-    throw unavailable(endpoint, err);
-  }
-  if (reply.headers?.get(ERROR_HEADER)) throw remoteError(endpoint, reply);
+  const reply = await requestReply(nc, endpoint, batchSubject(endpoint), encoder.encode(`[${texts.join(',')}]`), { timeout: 10_000 });
   const answers = decodeJson<BatchedAnswer[]>(reply.data);
   if (!Array.isArray(answers) || answers.length !== texts.length) throw new PlatformError('INTERNAL', `the ${endpoint.service} service answered a batch of ${texts.length} calls unreadably`);
   return answers;
 }
 
 function settle<Res>(endpoint: Endpoint<unknown, Res>, answer: BatchedAnswer | undefined, q: { resolve(value: Res): void; reject(err: unknown): void }): void {
-  if (answer && 'error' in answer) {
-    const { code, message, details } = answer.error ?? {};
-    q.reject(isErrorCode(code) ? new PlatformError(code, String(message), details) : new PlatformError('INTERNAL', `the ${endpoint.service} service answered with an unreadable error`));
-  } else q.resolve(answer?.value as Res);
+  if (answer && 'error' in answer) q.reject(errorOfBody(endpoint, answer));
+  else q.resolve(answer?.value as Res);
+}
+
+/** The PlatformError a service answered with, rebuilt from its body; INTERNAL for a body that is not ours. */
+function errorOfBody(endpoint: Endpoint<unknown, unknown>, body: Partial<ErrorBody> | undefined): PlatformError {
+  const error = body?.error;
+  if (isErrorCode(error?.code)) return new PlatformError(error.code, String(error.message), error.details);
+  return new PlatformError('INTERNAL', `the ${endpoint.service} service answered with an unreadable error`);
 }
 
 function unavailable(endpoint: Endpoint<unknown, unknown>, err: unknown): PlatformError {
@@ -286,13 +295,13 @@ function unavailable(endpoint: Endpoint<unknown, unknown>, err: unknown): Platfo
 }
 
 function remoteError(endpoint: Endpoint<unknown, unknown>, reply: Msg): PlatformError {
+  let body: ErrorBody | undefined;
   try {
-    const body = decodeJson<ErrorBody>(reply.data);
-    if (isErrorCode(body?.error?.code)) return new PlatformError(body.error.code, String(body.error.message), body.error.details);
+    body = decodeJson<ErrorBody>(reply.data);
   } catch {
-    // fall through: an answer that is not ours
+    // an answer that is not ours
   }
-  return new PlatformError('INTERNAL', `the ${endpoint.service} service answered with an unreadable error`);
+  return errorOfBody(endpoint, body);
 }
 
 /** The instances of a service that answer a ping within `waitMs`. */
