@@ -492,9 +492,11 @@ export class ChainWorker {
     const delivery: Delivery = { msg: m, waiting: 0 };
     const since = Date.now();
     const bytes = Math.ceil(m.data.length / Math.max(1, txs.length));
+    let refused = 0;
     for (const tx of txs) {
       const why = transactionShapeError(tx, this.chainId);
       if (why) {
+        refused++;
         this.log.error({ seq: m.seq, hash: (tx as { hash?: unknown })?.hash, why }, 'an admitted message holds something that is not a transaction of this chain; dropped');
         continue;
       }
@@ -510,7 +512,7 @@ export class ChainWorker {
     }
     if (delivery.waiting === 0) {
       // nothing of it left to do; a lone malformed transaction is terminated, so that the stream shows it was refused
-      if (!list && transactionShapeError(parsed as Transaction, this.chainId)) m.term();
+      if (!list && refused > 0) m.term();
       else m.ack();
       return;
     }
