@@ -21,6 +21,7 @@ import { parseRaw } from './raw.js';
 import { ZERO_HASH_SUCCESS, pending } from './results.js';
 import { buildTransaction, hashToSign, type Signature } from './signed.js';
 import type { RawAdmissions } from './raw-batch.js';
+import type { AdmittedCache } from './admitted-cache.js';
 import { claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, readStoredResults, recordIdempotentHashes, reserveNonces } from './store.js';
 
 const SIGN_IN_FLIGHT = 500;
@@ -31,6 +32,8 @@ export interface AdmissionDeps {
   outbox: Outbox;
   /** raw admissions, group-committed */
   raw: RawAdmissions;
+  /** what this process admitted, for recording the results */
+  admitted: AdmittedCache;
   faucet: Faucet;
   /** IDENTITY_REQUIRED */
   identity: IdentityGate;
@@ -86,6 +89,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
     return { transactions, bodies: await store(client, transactions, key ? { username, key } : null) };
   });
   if ('replayOf' in admitted) return results(deps.pool, admitted.replayOf);
+  deps.admitted.remember(admitted.transactions, admitted.bodies);
   await deps.outbox.publish(admitted.transactions.map((t, i) => ({ hash: t.hash, chainId: t.chainId, body: admitted.bodies[i] })));
   return admitted.transactions.map((t) => pending(t.hash));
 }
@@ -127,6 +131,7 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
       got: tx.nonce,
     });
   }
+  deps.admitted.rememberRaw([tx.hash]);
   await deps.outbox.publish([{ hash: tx.hash, chainId: tx.chainId, body }]);
   return pending(tx.hash);
 }
@@ -149,6 +154,7 @@ export async function fill(deps: AdmissionDeps, request: FillRequest): Promise<T
     });
     return { tx, body: (await store(client, [tx], null))[0] };
   });
+  deps.admitted.remember([tx], [body]);
   await deps.outbox.publish([{ hash: tx.hash, chainId: tx.chainId, body }]);
   return pending(tx.hash);
 }

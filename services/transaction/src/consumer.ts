@@ -12,7 +12,8 @@
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { STREAMS, SUBJECTS, consumeExecResults } from '@platform/bus';
-import type { ExecResult, Logger, TxResult } from '@platform/common';
+import type { ExecResult, Logger, Transaction, TxResult } from '@platform/common';
+import type { AdmittedCache } from './admitted-cache.js';
 import type { Db } from './db.js';
 import type { Faults } from './outbox.js';
 import { finalResult } from './results.js';
@@ -40,11 +41,16 @@ export async function declareExecConsumer(jsm: JetStreamManager, ackWaitMs: numb
   await jsm.consumers.update(STREAMS.exec.name, EXEC_CONSUMER, config);
 }
 
-/** Applies one ExecResult at stream sequence `seq`; answers the results to announce (stored ones when it was applied before). */
-export async function recordExecResult(pool: Db, seq: number, exec: ExecResult): Promise<{ applied: boolean; results: TxResult[] }> {
+/**
+ * Applies one ExecResult at stream sequence `seq`; answers the results to
+ * announce (stored ones when it was applied before). The transactions come
+ * from `admitted` when this process admitted them, else from the database.
+ */
+export async function recordExecResult(pool: Db, seq: number, exec: ExecResult, admittedHere?: AdmittedCache): Promise<{ applied: boolean; results: TxResult[] }> {
   const hashes = exec.receipts.map((r) => r.transactionHash);
-  // two statements in all, no transaction around them: the bodies (which never change), then progress and results in one
-  const admitted = await admittedBodies(pool, hashes);
+  // at most two statements, no transaction around them: the bodies this process did not admit (they never change), then progress and results in one
+  const cached = admittedHere?.take(hashes) ?? { bodies: new Map<string, Transaction>(), unknown: hashes };
+  const admitted = cached.unknown.length === 0 ? cached.bodies : new Map([...cached.bodies, ...(await admittedBodies(pool, cached.unknown))]);
   const finals: FinalResult[] = exec.receipts.map((receipt) => ({
     hash: receipt.transactionHash,
     chainId: exec.chainId,
@@ -63,19 +69,21 @@ export interface ExecConsumerOptions {
   js: JetStreamClient;
   pool: Db;
   logger: Logger;
+  /** the transactions this process admitted, not read back from the database */
+  admitted?: AdmittedCache;
   faults?: Faults;
 }
 
 /** Consumes until stopped; a failing database is retried on the same message, keeping the order. */
 export async function startExecConsumer(options: ExecConsumerOptions): Promise<{ stop(): Promise<void> }> {
-  const { nc, js, pool, logger, faults = {} } = options;
+  const { nc, js, pool, logger, admitted, faults = {} } = options;
   return consumeExecResults({
     js,
     durable: EXEC_CONSUMER,
     logger,
     heartbeatMs: EXEC_HEARTBEAT_MS,
     work: 'recording execution results',
-    apply: async (seq, exec) => (await recordExecResult(pool, seq, exec)).results,
+    apply: async (seq, exec) => (await recordExecResult(pool, seq, exec, admitted)).results,
     beforeAck: (seq, results) => {
       for (const notice of doneNotices(results, (nc.info?.max_payload ?? 1024 * 1024) - 4096)) nc.publish(SUBJECTS.tx.done, notice);
       faults.beforeExecAck?.(seq); // a throw here ends the loop unacknowledged, as a crash would

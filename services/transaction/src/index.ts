@@ -12,6 +12,7 @@ import { createPool, migrate } from './db.js';
 import { txHandlers } from './endpoints.js';
 import { loadFaucet, type Faucet } from './faucet.js';
 import { Outbox, type Faults } from './outbox.js';
+import { AdmittedCache } from './admitted-cache.js';
 import { expireIdempotencyKeys } from './store.js';
 
 export { IdentityGate, POSITIVE_TTL_MS } from './checks.js';
@@ -73,10 +74,11 @@ export async function startTransactionService(options: TransactionServiceOptions
     const stopSweeper = outbox.startSweeper(sweepMs, () => expireIdempotencyKeys(pool));
     undo.unshift(async () => stopSweeper());
 
-    const consumer = await startExecConsumer({ nc, js, pool, logger, faults: options.faults });
+    const admitted = new AdmittedCache();
+    const consumer = await startExecConsumer({ nc, js, pool, logger, admitted, faults: options.faults });
     undo.unshift(() => consumer.stop());
 
-    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains: new ChainGate(nc), config };
+    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), admitted, faucet: faucet!, identity: new IdentityGate(nc, config), chains: new ChainGate(nc), config };
     const service = await serve(nc, { name: 'tx', version: VERSION, description: 'transaction admission, results and the faucet', logger }, txHandlers(deps));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"

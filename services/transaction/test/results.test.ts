@@ -5,7 +5,8 @@
 import { refusal } from '@platform/common/testing';
 import { recoverAddress, Wallet } from 'ethers';
 import { TX, call, type SubmitItem, type TxDoneNotice } from '@platform/bus';
-import { createLogger, type CreatedContract, type TxResult, type Xabi } from '@platform/common';
+import { createLogger, type CreatedContract, type Transaction, type TxResult, type Xabi } from '@platform/common';
+import { AdmittedCache } from '../src/admitted-cache.js';
 import { doneNotices, recordExecResult } from '../src/consumer.js';
 import { createPool, migrate } from '../src/db.js';
 import { Outbox } from '../src/outbox.js';
@@ -211,6 +212,40 @@ describe('transaction - results, notices and the invariants', () => {
     } finally {
       await pool.end();
     }
+  });
+
+  test('recording: a transaction this process admitted is taken from its memory, one it did not from the database', async () => {
+    await f.start();
+    await f.user('cora');
+    const [pend] = await call(f.nc, TX.submit, { username: 'cora', organization: null, chainId: null, transactions: [get] });
+    const [tx] = await transactions([pend.hash]);
+    // a database that never saw the transaction: only the memory can give its result data
+    const pool = createPool(await f.database('tx_admitted_cache'));
+    try {
+      await migrate(pool);
+      const memory = new AdmittedCache();
+      memory.remember([tx], [JSON.stringify(tx)]);
+      memory.rememberRaw(['d1'.repeat(32)]);
+      const { results } = await recordExecResult(pool, 1, execResult(1, [receipt(tx, { returnValues: ['5'] }), receipt({ hash: 'd1'.repeat(32), from: tx.from })]), memory);
+      expect(results.map((r) => r.data)).toEqual([{ tag: 'Call', contents: ['5'] }, null]);
+      expect(memory.size).toBe(0);
+      // not remembered, not stored: no data to give
+      const other = { ...tx, hash: 'd2'.repeat(32) };
+      const { results: unknown } = await recordExecResult(pool, 2, execResult(2, [receipt(other, { returnValues: ['5'] })]), memory);
+      expect(unknown[0].data).toBeNull();
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('admitted memory: over its budget it forgets the oldest first', () => {
+    const memory = new AdmittedCache(100);
+    const tx = (n: number) => ({ hash: String(n).padStart(64, '0') }) as Transaction;
+    memory.remember([tx(1), tx(2)], ['x'.repeat(40), 'x'.repeat(40)]);
+    memory.remember([tx(3)], ['x'.repeat(40)]);
+    // one bigger than the whole budget is never kept
+    memory.remember([tx(4)], ['x'.repeat(101)]);
+    expect(memory.take([tx(1), tx(2), tx(3), tx(4)].map((t) => t.hash))).toEqual({ bodies: new Map([[tx(2).hash, tx(2)], [tx(3).hash, tx(3)]]), unknown: [tx(1).hash, tx(4).hash] });
   });
 
   test('outbox: transactions stored but not published (a crash between) go out at the next start, with the same bytes, together under the msgID of their hashes', async () => {
