@@ -96,8 +96,7 @@ async function enrol(deps: KeyRouteDeps, principal: Principal, key: KeyRecord, r
   const organizationalUnit = claimText(principal, ORG_UNIT_CLAIM);
   const subject = { commonName: principal.username, organization: principal.org ?? deps.config.nodeOrg, ...(organizationalUnit ? { organizationalUnit } : {}) };
   const { certificate } = await call(nc, IDENTITY.issue, { username: principal.username, subject }, { requestId });
-  const submitted = await call(nc, IDENTITY.register, { username: principal.username, organization: principal.org, certificate }, { requestId });
-  const [result] = await deps.hub.resolve([submitted], deps.config.resolveTimeoutMs, requestId);
+  const [result] = await deps.hub.settle(async () => [await call(nc, IDENTITY.register, { username: principal.username, organization: principal.org, certificate }, { requestId })], deps.config.resolveTimeoutMs);
   if (result.status === 'Success') return;
   // a concurrent POST key of the same user may have enrolled it first
   if (await isEnrolled(nc, key.address, requestId)) return;

@@ -58,8 +58,9 @@ function idempotencyKey(request: FastifyRequest): { idempotencyKey: string } | o
 
 export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDeps): void {
   const { nc, hub } = deps;
-  const settle = (request: FastifyRequest<{ Querystring: TxQuery }>, results: TxResult[]) =>
-    wantsResolve(request.query) ? hub.resolve(results, deps.resolveTimeoutMs, request.id) : Promise.resolve(results);
+  // the results `fetch` answers, or with resolve=true their final results
+  const settle = (request: FastifyRequest<{ Querystring: TxQuery }>, fetch: () => Promise<TxResult[]>) =>
+    wantsResolve(request.query) ? hub.settle(fetch, deps.resolveTimeoutMs) : fetch();
 
   app.post<{ Querystring: TxQuery; Body: { txs: SubmitItem[]; txParams?: TxParamsInput } }>(
     '/platform/v2.3/transaction',
@@ -75,13 +76,12 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
     },
     async (request) => {
       const { username, org } = principalOf(request);
-      const results = await call(
+      return settle(request, () => call(
         nc,
         TX.submit,
         { username, organization: org, chainId: request.query.chainid ?? null, transactions: request.body.txs, ...(request.body.txParams ? { txParams: request.body.txParams } : {}), ...idempotencyKey(request) },
         { requestId: request.id },
-      );
-      return settle(request, results);
+      ));
     },
   );
 
@@ -89,8 +89,8 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
   const submitRaw = batchingCaller(nc, TX.submitRaw, { maxInFlight: RAW_MESSAGES_IN_FLIGHT });
   const rawHandler = async (request: FastifyRequest<{ Querystring: TxQuery; Body: RawTransactionBody }>) => {
     const { username, org } = principalOf(request);
-    const result = await submitRaw({ username, organization: org, chainId: request.query.chainid ?? null, transaction: request.body, ...idempotencyKey(request) }, { requestId: request.id });
-    return (await settle(request, [result]))[0];
+    const submission = { username, organization: org, chainId: request.query.chainid ?? null, transaction: request.body, ...idempotencyKey(request) };
+    return (await settle(request, async () => [await submitRaw(submission, { requestId: request.id })]))[0];
   };
   const rawSchema = {
     tags: ['transactions'],
@@ -134,8 +134,7 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
     },
     async (request) => {
       const { username, org } = principalOf(request);
-      const results = await call(nc, TX.results, { hashes: request.body, username, organization: org }, { requestId: request.id });
-      return settle(request, results);
+      return settle(request, () => call(nc, TX.results, { hashes: request.body, username, organization: org }, { requestId: request.id }));
     },
   );
 
@@ -153,8 +152,7 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
     },
     async (request) => {
       const { username } = principalOf(request);
-      const result = await call(nc, TX.fill, { username, address: request.params.address }, { requestId: request.id });
-      return (await settle(request, [result]))[0];
+      return (await settle(request, async () => [await call(nc, TX.fill, { username, address: request.params.address }, { requestId: request.id })]))[0];
     },
   );
 }
