@@ -1,9 +1,12 @@
 // Admission (ARCHITECTURE.md "One transaction, end to end", step 2): a request
 // becomes signed transactions that are stored Pending with their outbox rows,
-// with their nonces, in one database transaction; then they are published.
-// The account's row is locked from nonce reservation to commit, so concurrent
-// requests of one account take consecutive nonces in turn, and a failure
-// anywhere before the commit (vault, limit, database) gives the nonces back.
+// with their nonces, atomically; then they are published. Concurrent requests
+// of one account take consecutive nonces in turn, and a failure anywhere
+// before the store (vault, limit, database) takes no nonce:
+// - the common request (one chain, no idempotency key) signs with the nonces
+//   the account should be at and stores them in one statement that refuses
+//   nonces taken meanwhile (then it signs again; NonceBook);
+// - any other locks the account's rows from nonce reservation to commit.
 import type { NatsConnection } from '@nats-io/nats-core';
 import { VAULT, call, type FillRequest, type SubmitRawRequest, type SubmitRequest } from '@platform/bus';
 import { PlatformError, type NodeConfig, type Transaction, type TxResult } from '@platform/common';
@@ -22,7 +25,8 @@ import { ZERO_HASH_SUCCESS, pending } from './results.js';
 import { buildTransaction, hashToSign, type Signature } from './signed.js';
 import type { RawAdmissions } from './raw-batch.js';
 import type { AdmittedCache } from './admitted-cache.js';
-import { claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, readStoredResults, recordIdempotentHashes, reserveNonces } from './store.js';
+import type { NonceBook } from './nonce-book.js';
+import { admitSigned, claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, readStoredResults, recordIdempotentHashes, reserveNonces } from './store.js';
 
 const SIGN_IN_FLIGHT = 500;
 
@@ -34,6 +38,8 @@ export interface AdmissionDeps {
   raw: RawAdmissions;
   /** what this process admitted, for recording the results */
   admitted: AdmittedCache;
+  /** the next nonces of the accounts the vault signs for */
+  nonces: NonceBook;
   faucet: Faucet;
   /** IDENTITY_REQUIRED */
   identity: IdentityGate;
@@ -75,19 +81,18 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
   await deps.identity.check(from, drafts);
   if (deps.config.gasEnabled) await requireFunds(deps.nc, from, drafts, drafts.map((_, i) => `txs[${i}]`));
 
-  type Admitted = { replayOf: string[] } | { transactions: Transaction[]; bodies: string[] };
-  const admitted = await inTransaction<Admitted>(deps.pool, async (client) => {
-    if (key) {
-      const claim = await claimIdempotencyKey(client, username, key, digest);
-      if (!claim.claimed) return { replayOf: sameRequest(claim, digest) };
-    }
-    const nonces = await allocate(client, from, drafts, deps.config.accountNonceLimit);
+  const sign = async (nonces: number[]): Promise<Signed> => {
     const signatures = await signAll(deps.nc, username, drafts.map((draft, i) => hashToSign(draft, nonces[i])));
     const transactions = drafts.map((draft, i) =>
       buildTransaction(draft, { from, nonce: nonces[i], signature: signatures[i], signingForm: 'platform', origin: 'vault', submitter }),
     );
-    return { transactions, bodies: await store(client, transactions, key ? { username, key } : null) };
-  });
+    return { transactions, bodies: transactions.map((t) => JSON.stringify(t)) };
+  };
+  const chainId = drafts[0].chainId;
+  const admitted =
+    !key && drafts.every((d) => d.chainId === chainId)
+      ? await admitInOneStatement(deps, from, chainId, drafts.length, sign)
+      : await admitInTransaction(deps, from, drafts, sign, key ? { username, key, digest } : null);
   if ('replayOf' in admitted) return results(deps.pool, admitted.replayOf);
   deps.admitted.remember(admitted.transactions, admitted.bodies);
   await deps.outbox.publish(admitted.transactions.map((t, i) => ({ hash: t.hash, chainId: t.chainId, body: admitted.bodies[i] })));
@@ -132,6 +137,7 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
     });
   }
   deps.admitted.rememberRaw([tx.hash]);
+  deps.nonces.forget(tx.from, tx.chainId);
   await deps.outbox.publish([{ hash: tx.hash, chainId: tx.chainId, body }]);
   return pending(tx.hash);
 }
@@ -152,7 +158,9 @@ export async function fill(deps: AdmissionDeps, request: FillRequest): Promise<T
       origin: 'vault',
       submitter: null,
     });
-    return { tx, body: (await store(client, [tx], null))[0] };
+    const body = JSON.stringify(tx);
+    await insertAdmitted(client, [tx], [body]);
+    return { tx, body };
   });
   deps.admitted.remember([tx], [body]);
   await deps.outbox.publish([{ hash: tx.hash, chainId: tx.chainId, body }]);
@@ -172,6 +180,51 @@ export async function results(pool: Db, hashes: string[], visibility?: { chains:
 }
 
 // ---------------------------------------------------------------------------
+
+interface Signed {
+  transactions: Transaction[];
+  bodies: string[];
+}
+
+/**
+ * The common request (one chain, no idempotency key): signed with the nonces
+ * the account should be at, then stored with them in one statement, which
+ * refuses them if they were taken meanwhile (then signed again).
+ */
+function admitInOneStatement(deps: AdmissionDeps, from: string, chainId: string, count: number, sign: (nonces: number[]) => Promise<Signed>): Promise<Signed> {
+  return deps.nonces.inTurn(from, chainId, count, async (first) => {
+    if (first + count - 1 > deps.config.accountNonceLimit) throw nonceLimit(from, chainId, first + count - 1, deps.config.accountNonceLimit, first);
+    const signed = await sign(Array.from({ length: count }, (_, i) => first + i));
+    return (await admitSigned(deps.pool, first, signed.transactions, signed.bodies)) ? signed : null;
+  });
+}
+
+/**
+ * A request over several chains, or under an idempotency key: its key, its
+ * nonces (the account's rows locked until the commit) and its transactions in
+ * one database transaction, all or nothing.
+ */
+async function admitInTransaction(
+  deps: AdmissionDeps,
+  from: string,
+  drafts: Draft[],
+  sign: (nonces: number[]) => Promise<Signed>,
+  idempotency: { username: string; key: string; digest: string } | null,
+): Promise<Signed | { replayOf: string[] }> {
+  const admitted = await inTransaction<Signed | { replayOf: string[] }>(deps.pool, async (client) => {
+    if (idempotency) {
+      const claim = await claimIdempotencyKey(client, idempotency.username, idempotency.key, idempotency.digest);
+      if (!claim.claimed) return { replayOf: sameRequest(claim, idempotency.digest) };
+    }
+    const signed = await sign(await allocate(client, from, drafts, deps.config.accountNonceLimit));
+    await insertAdmitted(client, signed.transactions, signed.bodies);
+    if (idempotency) await recordIdempotentHashes(client, idempotency.username, idempotency.key, signed.transactions.map((t) => t.hash));
+    return signed;
+  });
+  // the nonce book's guesses for these accounts are behind now
+  for (const chainId of new Set(drafts.map((d) => d.chainId))) deps.nonces.forget(from, chainId);
+  return admitted;
+}
 
 /** Nonces for the drafts in request order, reserved per chain (in chain order, so two requests never wait on each other crosswise). */
 async function allocate(client: pg.PoolClient, from: string, drafts: Draft[], limit: number): Promise<number[]> {
@@ -200,12 +253,7 @@ async function signAll(nc: NatsConnection, username: string, hashes: string[]): 
   return signatures;
 }
 
-async function store(client: pg.PoolClient, transactions: Transaction[], idempotency: { username: string; key: string } | null): Promise<string[]> {
-  const bodies = transactions.map((t) => JSON.stringify(t));
-  await insertAdmitted(client, transactions, bodies);
-  if (idempotency) await recordIdempotentHashes(client, idempotency.username, idempotency.key, transactions.map((t) => t.hash));
-  return bodies;
-}
+
 
 function nonceLimit(address: string, chainId: string, highest: number, limit: number, next?: number): PlatformError {
   const needs = next === undefined ? `nonce ${highest}` : `nonces up to ${highest} (its next is ${next})`;

@@ -125,6 +125,34 @@ export const MIGRATIONS: readonly string[] = [
      END LOOP;
      RETURN admitted;
    END $$;`,
+  // vault-signed transactions of one account on one chain, signed with the
+  // nonces from \`first\` on: stored (with their outbox rows) only if \`first\`
+  // is still the account's next nonce, all or none. A request signs first and
+  // takes its nonces in this one statement, instead of holding the account's
+  // row locked in a transaction around the vault's signing.
+  `CREATE FUNCTION tx.admit_signed(sender text, chain text, first bigint, hashes text[], usernames text[], bodies text[])
+   RETURNS boolean LANGUAGE plpgsql AS $$
+   DECLARE
+     taken integer;
+   BEGIN
+     IF first = 0 THEN
+       INSERT INTO tx.accounts AS a (address, chain_id, next_nonce) VALUES (sender, chain, cardinality(hashes))
+         ON CONFLICT (address, chain_id) DO UPDATE SET next_nonce = EXCLUDED.next_nonce WHERE a.next_nonce = 0;
+     ELSE
+       UPDATE tx.accounts SET next_nonce = next_nonce + cardinality(hashes) WHERE address = sender AND chain_id = chain AND next_nonce = first;
+     END IF;
+     GET DIAGNOSTICS taken = ROW_COUNT;
+     IF taken = 0 THEN
+       RETURN false;
+     END IF;
+     WITH stored AS (
+       INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
+       SELECT h, chain, sender, first + n - 1, 'vault', u, b FROM unnest(hashes, usernames, bodies) WITH ORDINALITY AS x(h, u, b, n) ORDER BY n
+       RETURNING hash, seq
+     )
+     INSERT INTO tx.outbox (hash, seq) SELECT hash, seq FROM stored;
+     RETURN true;
+   END $$;`,
 ];
 
 /** what a connection failure says: the client should retry (503) */

@@ -43,6 +43,25 @@ export async function admitRaw(pool: Db, items: Array<{ tx: Transaction; body: s
   return rows[0].admitted;
 }
 
+/**
+ * Vault-signed transactions of one account on one chain, nonces from
+ * `first` on, stored with their outbox rows in one statement
+ * (`tx.admit_signed`) if `first` is still the account's next nonce: false
+ * when another admission took it meanwhile (nothing is stored then).
+ */
+export async function admitSigned(pool: Db, first: number, transactions: Transaction[], bodies: string[]): Promise<boolean> {
+  const { from, chainId } = transactions[0];
+  const { rows } = await query<{ admitted: boolean }>(pool, 'SELECT tx.admit_signed($1, $2, $3, $4, $5, $6) AS admitted', [
+    from,
+    chainId,
+    first,
+    transactions.map((t) => t.hash),
+    transactions.map((t) => t.submitter?.username ?? null),
+    bodies,
+  ]);
+  return rows[0].admitted;
+}
+
 export async function nextNonce(pool: Db, address: string, chainId: string): Promise<number> {
   const { rows } = await query<{ next_nonce: string }>(pool, 'SELECT next_nonce FROM tx.accounts WHERE address = $1 AND chain_id = $2', [address, chainId]);
   return rows.length === 0 ? 0 : Number(rows[0].next_nonce);

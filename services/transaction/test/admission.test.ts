@@ -85,6 +85,20 @@ describe('transaction - admission of vault-signed transactions', () => {
     expect(await call(f.nc, TX.nonce, { address: await f.user('dave') })).toMatchObject({ nextNonce: 4, chainId: '' });
   });
 
+  test('nonces taken by another writer meanwhile (another instance, a raw transaction): the request signs again with the next ones, and nothing of the refused attempt is stored', async () => {
+    const running = await f.start();
+    const address = await f.user('dina');
+    await call(f.nc, TX.submit, request('dina', [callSet(1)]));
+    // another instance of the service admits nonces 1 to 3 of the account; this one still expects 1
+    await f.sql(running.databaseUrl, 'UPDATE tx.accounts SET next_nonce = 4 WHERE address = $1', [address]);
+    const answers = await call(f.nc, TX.submit, request('dina', [callSet(2), callSet(3)]));
+    const published = await admittedByHash(f, answers.map((a) => a.hash));
+    expect(answers.map((a) => published.get(a.hash)![0].tx.nonce)).toEqual([4, 5]);
+    const stored = await f.sql<{ nonce: string }>(running.databaseUrl, 'SELECT nonce FROM tx.transactions WHERE sender = $1 ORDER BY nonce', [address]);
+    expect(stored.map((r) => Number(r.nonce))).toEqual([0, 4, 5]);
+    expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 6 });
+  });
+
   test('nonces are per (account, chain); a payload chainid must agree with the query parameter', async () => {
     await f.start();
     const address = await f.user('erin');
