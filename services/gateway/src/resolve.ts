@@ -9,7 +9,10 @@
 // registering looks there first. That needs no second read of the results
 // (a round trip through the transaction service and PostgreSQL per request),
 // and what a window remembers is forgotten as soon as no open window began
-// before it.
+// before it. A request that stays unanswered long (its call times out after
+// 10 s) would keep everything since it began: past `remembered` results the oldest is
+// forgotten anyway, and a request that began before what was forgotten reads
+// its results after registering, as every request did before.
 //
 // After RESOLVE_TIMEOUT_MS the request answers 504 with the hashes, which stay
 // trackable through the results endpoints.
@@ -21,6 +24,9 @@ type Waiter = (result: TxResult) => void;
 /** A result seen in a notice, or a hash named in its `stored` (too big for a notice: read it). */
 type Seen = { result: TxResult; notice: number } | { stored: true; notice: number };
 
+/** results remembered at most by default (about a kilobyte each) */
+const REMEMBERED = 20_000;
+
 export class ResolveHub {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly subscription: Subscription;
@@ -31,10 +37,13 @@ export class ResolveHub {
   private readonly windows = new Map<number, number>();
   /** results seen while a window was open, in the order seen */
   private readonly seen = new Map<string, Seen>();
+  /** the notice count of the last result forgotten for want of room: a window opened before it cannot trust `seen` */
+  private forgottenAt = 0;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly logger: Logger,
+    private readonly remembered = REMEMBERED,
   ) {
     this.subscription = nc.subscribe(SUBJECTS.tx.done, {
       callback: (err, msg) => {
@@ -65,8 +74,9 @@ export class ResolveHub {
    * every Pending one replaced by its final result; TIMEOUT (504) when that
    * takes longer than `timeoutMs`.
    */
-  async settle(fetch: () => Promise<TxResult[]>, timeoutMs: number): Promise<TxResult[]> {
+  async settle(fetch: () => Promise<TxResult[]>, timeoutMs: number, requestId?: string): Promise<TxResult[]> {
     const window = this.openWindow();
+    const opened = this.notices;
     let results: TxResult[];
     const final = new Map<string, TxResult>();
     let pending: string[] = [];
@@ -90,6 +100,11 @@ export class ResolveHub {
         else if (seen) stored.push(hash);
       }
       this.readStored(stored);
+      if (opened < this.forgottenAt) {
+        // what came for it may have been forgotten: read what is final by now
+        const read = await call(this.nc, TX.results, { hashes: pending }, requestId ? { requestId } : {});
+        for (const result of read) record(result);
+      }
     } finally {
       this.closeWindow(window);
     }
@@ -121,6 +136,10 @@ export class ResolveHub {
   private remember(hash: string, seen: Seen): void {
     this.seen.delete(hash);
     this.seen.set(hash, seen);
+    if (this.seen.size <= this.remembered) return;
+    const [oldest, { notice }] = this.seen.entries().next().value!;
+    this.seen.delete(oldest);
+    this.forgottenAt = notice;
   }
 
   private closeWindow(id: number): void {

@@ -126,6 +126,23 @@ describe('gateway - resolve=true', () => {
     expect(await waitingB).toEqual([success('x3', ['fresh'])]);
   });
 
+  test('a request open while more notices came than are remembered reads its results after registering', async () => {
+    const small = new ResolveHub(nc, logger, 2);
+    try {
+      const held = heldFetch([pending('crowded')]);
+      const waiting = small.settle(held.fetch, 5_000);
+      stored.set('crowded', success('crowded', ['c']));
+      announce({ results: [success('crowded', ['c']), success('n1'), success('n2')] });
+      await nc.flush();
+      await new Promise((r) => setTimeout(r, 20));
+      // its notice was forgotten for want of room: only the read can resolve it
+      held.letGo();
+      expect(await waiting).toEqual([success('crowded', ['c'])]);
+    } finally {
+      small.close();
+    }
+  });
+
   test('results already final are answered at once', async () => {
     expect(await hub.settle(async () => [success('done')], 5_000)).toEqual([success('done')]);
   });

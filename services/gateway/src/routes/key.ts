@@ -96,7 +96,7 @@ async function enrol(deps: KeyRouteDeps, principal: Principal, key: KeyRecord, r
   const organizationalUnit = claimText(principal, ORG_UNIT_CLAIM);
   const subject = { commonName: principal.username, organization: principal.org ?? deps.config.nodeOrg, ...(organizationalUnit ? { organizationalUnit } : {}) };
   const { certificate } = await call(nc, IDENTITY.issue, { username: principal.username, subject }, { requestId });
-  const [result] = await deps.hub.settle(async () => [await call(nc, IDENTITY.register, { username: principal.username, organization: principal.org, certificate }, { requestId })], deps.config.resolveTimeoutMs);
+  const [result] = await deps.hub.settle(async () => [await call(nc, IDENTITY.register, { username: principal.username, organization: principal.org, certificate }, { requestId })], deps.config.resolveTimeoutMs, requestId);
   if (result.status === 'Success') return;
   // a concurrent POST key of the same user may have enrolled it first
   if (await isEnrolled(nc, key.address, requestId)) return;

@@ -60,7 +60,7 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
   const { nc, hub } = deps;
   // the results `fetch` answers, or with resolve=true their final results
   const settle = (request: FastifyRequest<{ Querystring: TxQuery }>, fetch: () => Promise<TxResult[]>) =>
-    wantsResolve(request.query) ? hub.settle(fetch, deps.resolveTimeoutMs) : fetch();
+    wantsResolve(request.query) ? hub.settle(fetch, deps.resolveTimeoutMs, request.id) : fetch();
 
   app.post<{ Querystring: TxQuery; Body: { txs: SubmitItem[]; txParams?: TxParamsInput } }>(
     '/platform/v2.3/transaction',
