@@ -26,6 +26,8 @@ export type SelectItem =
       readonly alias: string | null;
       /** `Item!owner(*)`: the column that disambiguates two relations to the same table */
       readonly hint: string | null;
+      /** `Item!inner(*)`: parent rows without an embedded row (after its filters) are dropped */
+      readonly inner: boolean;
       readonly select: readonly SelectItem[];
     };
 
@@ -57,6 +59,11 @@ export type Condition =
     };
 
 export interface OrderTerm {
+  /**
+   * `Owner(name).desc`: the field is a column of the to-one embed `Owner` of
+   * the same level (named as in select: its alias, else its relation name)
+   */
+  readonly relation?: string;
   readonly field: FieldRef;
   /** null: not given (PostgreSQL's default, ascending) */
   readonly direction: 'asc' | 'desc' | null;
@@ -64,16 +71,33 @@ export interface OrderTerm {
   readonly nulls: 'first' | 'last' | null;
 }
 
-export interface QueryAst {
-  /** `[{kind: 'star'}]` when `select` is absent */
-  readonly select: readonly SelectItem[];
+/** What a level of the query (the top, or one embed) is filtered, ordered and paged by. */
+export interface LevelParams {
   /** every filter and logic parameter, all ANDed */
   readonly where: readonly Condition[];
-  /** null when `order` is absent (the table's default order applies) */
+  /** null when absent (the table's default order applies) */
   readonly order: readonly OrderTerm[] | null;
   readonly limit: number | null;
   /** 0 when absent; a negative offset is 0, as PostgREST does */
   readonly offset: number;
+}
+
+/**
+ * What parameters with a dotted key say about one embedded resource:
+ * `Order.qty=gt.5`, `Order.or=(…)`, `Order.order=qty.desc`, `Order.limit=2`,
+ * `Order.offset=1`. They filter, order and page the embedded rows, never the
+ * parent's.
+ */
+export interface EmbeddedParams extends LevelParams {
+  /** the embed as the keys name it, from the top: `Order.Customer.name=eq.x` → ['Order', 'Customer'] */
+  readonly path: readonly string[];
+}
+
+export interface QueryAst extends LevelParams {
+  /** `[{kind: 'star'}]` when `select` is absent */
+  readonly select: readonly SelectItem[];
   /** `Prefer: count=exact` (also `planned`/`estimated`, answered exactly) */
   readonly count: boolean;
+  /** parameters addressed to embedded resources, one entry per path, in the order first given */
+  readonly embedded: readonly EmbeddedParams[];
 }

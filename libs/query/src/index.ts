@@ -7,8 +7,10 @@
 export type {
   ComparisonOperator,
   Condition,
+  EmbeddedParams,
   FieldRef,
   JsonStep,
+  LevelParams,
   OrderTerm,
   Predicate,
   QueryAst,

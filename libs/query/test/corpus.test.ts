@@ -22,6 +22,8 @@ const pick = (pairs: string, where = 'TRUE', order = DEFAULT_ORDER, tail = '') =
   `SELECT json_build_object(${pairs})::text ${VISIBLE_ITEMS} AND (${where}) ${order} ${tail}`;
 const OWNER_OF_ITEM = `(SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'name', o.name, 'score', o.score)
   FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`;
+const OWNER_NAME_OF_ITEM = `(SELECT json_build_object('name', o.name) FROM q.t_owner o
+  WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`;
 /** Items of both versions with the columns of both (NULL where a version has none). */
 const BOTH_ITEMS = `(SELECT address, chain_id, owner, name, qty, NULL::numeric AS weight, block_number FROM q.t_item
   UNION ALL SELECT address, chain_id, owner, name, NULL, weight, block_number FROM q.t_item_v1)`;
@@ -260,6 +262,210 @@ const CORPUS: Case[] = [
           UNION ALL SELECT v.address, v.chain_id, v.owner, v.name, v.block_number, NULL FROM q.t_item_v1 v) x
          WHERE x.owner = o.address AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')), '[]'))::text
       FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') AND o.address = 'o1' ORDER BY o.chain_id`,
+  },
+  // filters, order and pages of embedded resources: they filter the embedded rows, never the parent's
+  {
+    table: 'Acme-Owner',
+    query: 'select=address,chainId,Acme-Item(id,qty)&Acme-Item.qty=gt.5&order=address,chainId',
+    sql: `SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'Acme-Item', coalesce(
+        (SELECT json_agg(json_build_object('id', i.id, 'qty', i.qty) ORDER BY i.block_number, i.address) FROM q.t_item i
+         WHERE i.owner = o.address AND i.chain_id = o.chain_id AND i.chain_id IN ('', 'c1') AND i.qty > 5), '[]'))::text
+      FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') ORDER BY o.address, o.chain_id`,
+  },
+  {
+    table: 'Acme-Owner',
+    query: 'select=address,chainId,Acme-Item(id)&Acme-Item.or=(qty.lt.0,name.like.*apple*)&Acme-Item.active=not.is.false&order=address,chainId',
+    sql: `SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'Acme-Item', coalesce(
+        (SELECT json_agg(json_build_object('id', i.id) ORDER BY i.block_number, i.address) FROM q.t_item i
+         WHERE i.owner = o.address AND i.chain_id = o.chain_id AND i.chain_id IN ('', 'c1')
+           AND (i.qty < 0 OR i.name LIKE '%apple%') AND i.active IS NOT FALSE), '[]'))::text
+      FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') ORDER BY o.address, o.chain_id`,
+  },
+  {
+    table: 'Acme-Owner',
+    query: 'select=address,chainId,Acme-Item(id,qty)&Acme-Item.order=qty.desc.nullslast,id&Acme-Item.limit=2&Acme-Item.offset=1&order=address,chainId',
+    sql: `SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'Acme-Item', coalesce(
+        (SELECT json_agg(json_build_object('id', p.id, 'qty', p.qty) ORDER BY p.qty DESC NULLS LAST, p.id) FROM (
+          SELECT i.id, i.qty FROM q.t_item i WHERE i.owner = o.address AND i.chain_id = o.chain_id AND i.chain_id IN ('', 'c1')
+          ORDER BY i.qty DESC NULLS LAST, i.id LIMIT 2 OFFSET 1) p), '[]'))::text
+      FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') ORDER BY o.address, o.chain_id`,
+  },
+  {
+    query: 'select=id,Acme-Order!buyer(id,qty)&Acme-Order.order=qty&Acme-Order.limit=1&Acme-Order.qty=gte.3&order=id',
+    sql: pick(
+      `'id', i.id, 'Acme-Order', coalesce((SELECT json_agg(json_build_object('id', p.id, 'qty', p.qty) ORDER BY p.qty) FROM (
+        SELECT o.id, o.qty FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.qty >= 3
+        ORDER BY o.qty LIMIT 1) p), '[]')`,
+      'TRUE',
+      'ORDER BY i.id',
+    ),
+  },
+  // a to-one embed whose row fails its filters is null; aliased, it is named by its alias (or its relation)
+  {
+    query: 'select=id,Owner(name)&Owner.name=like.O*c*&order=id',
+    sql: pick(
+      `'id', i.id, 'Owner', (SELECT json_build_object('name', o.name) FROM q.t_owner o
+        WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.name LIKE 'O%c%')`,
+      'TRUE',
+      'ORDER BY i.id',
+    ),
+  },
+  ...['boss', 'Owner'].map((name) => ({
+    query: `select=id,boss:Owner(name,score)&${name}.score=gte.11&${name}.name=not.in.(Oscar)&order=id`,
+    sql: pick(
+      `'id', i.id, 'boss', (SELECT json_build_object('name', o.name, 'score', o.score) FROM q.t_owner o
+        WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.score >= 11 AND NOT (o.name IN ('Oscar')))`,
+      'TRUE',
+      'ORDER BY i.id',
+    ),
+  })),
+  // nested: a filter on the embed of an embed
+  {
+    query: 'select=id,Owner(name,Acme-Item(id))&Owner.Acme-Item.qty=lt.10&Owner.Acme-Item.order=id.desc&id=in.(1,3,17)&order=id',
+    sql: pick(
+      `'id', i.id, 'Owner', (SELECT json_build_object('name', o.name, 'Acme-Item', coalesce(
+        (SELECT json_agg(json_build_object('id', j.id) ORDER BY j.id DESC) FROM q.t_item j
+         WHERE j.owner = o.address AND j.chain_id = o.chain_id AND j.chain_id IN ('', 'c1') AND j.qty < 10), '[]'))
+        FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`,
+      'i.id IN (1,3,17)',
+      'ORDER BY i.id',
+    ),
+  },
+  // over two versions: filters apply in each (a column a version lacks is null there), one order and one page over all
+  {
+    table: 'Acme-Owner',
+    query: 'select=address,chainId,Items(name,qty,weight)&Items.name=like.*apple*&order=address,chainId',
+    sql: `SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'Items', coalesce(
+        (SELECT json_agg(json_build_object('name', x.name, 'qty', x.qty, 'weight', x.weight) ORDER BY x.block_number, x.address) FROM ${BOTH_ITEMS} x
+         WHERE x.owner = o.address AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1') AND x.name LIKE '%apple%'), '[]'))::text
+      FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') ORDER BY o.address, o.chain_id`,
+  },
+  {
+    table: 'Acme-Owner',
+    query: 'select=address,chainId,Items(name,weight)&Items.weight=is.null&Items.order=name.desc&Items.limit=3&order=address,chainId',
+    sql: `SELECT json_build_object('address', o.address, 'chainId', o.chain_id, 'Items', coalesce(
+        (SELECT json_agg(json_build_object('name', p.name, 'weight', p.weight) ORDER BY p.name DESC) FROM (
+          SELECT x.name, x.weight FROM ${BOTH_ITEMS} x
+          WHERE x.owner = o.address AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1') AND x.weight IS NULL
+          ORDER BY x.name DESC LIMIT 3) p), '[]'))::text
+      FROM q.t_owner o WHERE o.chain_id IN ('', 'c1') ORDER BY o.address, o.chain_id`,
+  },
+  {
+    table: 'Acme-Order',
+    query: 'select=id,Item!buyer(name,weight)&Item.or=(name.like.old*,weight.is.null)&order=id',
+    sql: `SELECT json_build_object('id', o.id,
+        'Item', (SELECT json_build_object('name', x.name, 'weight', x.weight) FROM ${BOTH_ITEMS} x
+          WHERE x.address = o.buyer AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1') AND (x.name LIKE 'old%' OR x.weight IS NULL)))::text
+      FROM q.t_order o WHERE o.chain_id IN ('', 'c1') ORDER BY o.id`,
+  },
+  // !inner and null filters on embeds drop parent rows, after the embed's own filters and page
+  {
+    query: 'select=id,Acme-Order!buyer!inner(id)&order=id',
+    sql: pick(
+      `'id', i.id, 'Acme-Order', (SELECT json_agg(json_build_object('id', o.id) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+        WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`,
+      `EXISTS (SELECT 1 FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`,
+      'ORDER BY i.id',
+    ),
+  },
+  ...['select=id,Acme-Order!buyer!inner(id,qty)&Acme-Order.qty=gt.4', 'select=id,Acme-Order!buyer(id,qty)&Acme-Order.qty=gt.4&Acme-Order=not.is.null'].map((q) => ({
+    query: `${q}&order=id`,
+    sql: pick(
+      `'id', i.id, 'Acme-Order', (SELECT json_agg(json_build_object('id', o.id, 'qty', o.qty) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+        WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.qty > 4)`,
+      `EXISTS (SELECT 1 FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.qty > 4)`,
+      'ORDER BY i.id',
+    ),
+  })),
+  {
+    query: 'select=id,Acme-Order!buyer!inner(id)&Acme-Order.offset=1&order=id',
+    sql: pick(
+      `'id', i.id, 'Acme-Order', (SELECT json_agg(json_build_object('id', p.id) ORDER BY p.block_number DESC, p.id) FROM (
+        SELECT o.id, o.block_number FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1')
+        ORDER BY o.block_number DESC, o.id OFFSET 1) p)`,
+      `(SELECT count(*) FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1')) > 1`,
+      'ORDER BY i.id',
+    ),
+  },
+  ...['select=id,Owner!inner(name)', 'select=id,Owner(name)&Owner=not.is.null', 'select=id,Owner!inner(name)&Owner=not.is.null'].map((q) => ({
+    query: `${q}&order=id`,
+    sql: pick(`'id', i.id, 'Owner', ${OWNER_NAME_OF_ITEM}`, `EXISTS ${OWNER_NAME_OF_ITEM}`, 'ORDER BY i.id'),
+  })),
+  {
+    query: 'select=id,Owner(name)&Owner=is.null&order=id',
+    sql: pick(`'id', i.id, 'Owner', NULL`, `NOT EXISTS ${OWNER_NAME_OF_ITEM}`, 'ORDER BY i.id'),
+  },
+  {
+    query: 'select=id,Owner(name)&Owner.score=gt.10&Owner=is.null&order=id',
+    sql: pick(
+      `'id', i.id, 'Owner', NULL`,
+      `NOT EXISTS (SELECT 1 FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.score > 10)`,
+      'ORDER BY i.id',
+    ),
+  },
+  {
+    query: 'select=id,o:Owner(name),Acme-Order!buyer(id)&or=(o.is.null,Acme-Order.not.is.null)&order=id',
+    sql: pick(
+      `'id', i.id, 'o', ${OWNER_NAME_OF_ITEM},
+       'Acme-Order', coalesce((SELECT json_agg(json_build_object('id', o.id) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+        WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1')), '[]')`,
+      `NOT EXISTS ${OWNER_NAME_OF_ITEM} OR EXISTS (SELECT 1 FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`,
+      'ORDER BY i.id',
+    ),
+  },
+  // nested !inner: owners with an item that has a buyer's order, and only those items
+  {
+    table: 'Acme-Owner',
+    query: 'select=address,chainId,Acme-Item!inner(id,Acme-Order!buyer!inner(id))&order=address,chainId',
+    sql: `SELECT json_build_object('address', w.address, 'chainId', w.chain_id, 'Acme-Item',
+        (SELECT json_agg(json_build_object('id', i.id, 'Acme-Order',
+            (SELECT json_agg(json_build_object('id', o.id) ORDER BY o.block_number DESC, o.id) FROM q.t_order o
+             WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))) ORDER BY i.block_number, i.address)
+         FROM q.t_item i WHERE i.owner = w.address AND i.chain_id = w.chain_id AND i.chain_id IN ('', 'c1')
+           AND EXISTS (SELECT 1 FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))))::text
+      FROM q.t_owner w WHERE w.chain_id IN ('', 'c1') AND EXISTS (SELECT 1 FROM q.t_item i WHERE i.owner = w.address AND i.chain_id = w.chain_id AND i.chain_id IN ('', 'c1')
+        AND EXISTS (SELECT 1 FROM q.t_order o WHERE o.buyer = i.address AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1')))
+      ORDER BY w.address, w.chain_id`,
+  },
+  // over two versions: !inner on a to-one reference found in either
+  {
+    table: 'Acme-Order',
+    query: 'select=id,seller:Item!seller!inner(name)&order=id',
+    sql: `SELECT json_build_object('id', o.id, 'seller', (SELECT json_build_object('name', x.name) FROM ${BOTH_ITEMS} x
+          WHERE x.address = o.seller AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')))::text
+      FROM q.t_order o WHERE o.chain_id IN ('', 'c1')
+        AND EXISTS (SELECT 1 FROM ${BOTH_ITEMS} x WHERE x.address = o.seller AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')) ORDER BY o.id`,
+  },
+  // the parent ordered by a column of a to-one embed (its filters apply: a filtered-out row orders as NULL)
+  {
+    query: 'select=id,Owner(name)&order=Owner(name).desc.nullslast,id',
+    sql: pick(
+      `'id', i.id, 'Owner', ${OWNER_NAME_OF_ITEM}`,
+      'TRUE',
+      `ORDER BY (SELECT o.name FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1')) DESC NULLS LAST, i.id`,
+    ),
+  },
+  {
+    query: 'select=id,boss:Owner(name)&boss.score=gt.10&order=boss(score),id&limit=6',
+    sql: pick(
+      `'id', i.id, 'boss', (SELECT json_build_object('name', o.name) FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.score > 10)`,
+      'TRUE',
+      `ORDER BY (SELECT o.score FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1') AND o.score > 10), i.id`,
+      'LIMIT 6',
+    ),
+  },
+  {
+    table: 'Acme-Order',
+    query: 'select=id,Item!seller(name)&order=Item(name),id',
+    sql: `SELECT json_build_object('id', o.id, 'Item', (SELECT json_build_object('name', x.name) FROM ${BOTH_ITEMS} x
+          WHERE x.address = o.seller AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')))::text
+      FROM q.t_order o WHERE o.chain_id IN ('', 'c1')
+      ORDER BY (SELECT x.name FROM ${BOTH_ITEMS} x WHERE x.address = o.seller AND x.chain_id = o.chain_id AND x.chain_id IN ('', 'c1')), o.id`,
+  },
+  // PostgREST pages a to-one embed too: limit=0 or an offset leaves it null
+  {
+    query: 'select=id,Owner(name)&Owner.limit=0&id=lte.3&order=id',
+    sql: pick(`'id', i.id, 'Owner', NULL`, 'i.id <= 3', 'ORDER BY i.id'),
   },
   // count: select=count (a bare count is the row count unless the table has a column named count)
   { query: 'select=count', sql: `SELECT json_build_object('count', count(*))::text ${VISIBLE_ITEMS}` },

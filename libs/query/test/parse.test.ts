@@ -25,7 +25,7 @@ const strip = (c: Condition): unknown =>
 
 describe('parseQuery: defaults', () => {
   test('no parameters: all columns, no filters, no order, no limit, offset 0, no count', () => {
-    expect(parseQuery('')).toEqual<QueryAst>({ select: [{ kind: 'star' }], where: [], order: null, limit: null, offset: 0, count: false });
+    expect(parseQuery('')).toEqual<QueryAst>({ select: [{ kind: 'star' }], where: [], order: null, limit: null, offset: 0, count: false, embedded: [] });
   });
   test('accepts a string with or without ?, URLSearchParams, and pairs', () => {
     const expected = parseQuery('id=eq.1');
@@ -170,7 +170,7 @@ describe('parseQuery: select', () => {
     ['select=count', [{ kind: 'field', field: f('count'), alias: null }]],
     ['select=count()', [{ kind: 'count', alias: null }]],
     ['select=total:count()', [{ kind: 'count', alias: 'total' }]],
-    ['select=*,Item(*)', [{ kind: 'star' }, { kind: 'embed', relation: 'Item', alias: null, hint: null, select: [{ kind: 'star' }] }]],
+    ['select=*,Item(*)', [{ kind: 'star' }, { kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'star' }] }]],
     [
       'select=id,it:Acme-Item(id,name)',
       [
@@ -180,6 +180,7 @@ describe('parseQuery: select', () => {
           relation: 'Acme-Item',
           alias: 'it',
           hint: null,
+          inner: false,
           select: [
             { kind: 'field', field: f('id'), alias: null },
             { kind: 'field', field: f('name'), alias: null },
@@ -187,15 +188,68 @@ describe('parseQuery: select', () => {
         },
       ],
     ],
-    ['select=Item!owner(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', select: [{ kind: 'field', field: f('id'), alias: null }] }]],
-    ['select=Item!left(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, select: [{ kind: 'field', field: f('id'), alias: null }] }]],
+    ['select=Item!owner(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', inner: false, select: [{ kind: 'field', field: f('id'), alias: null }] }]],
+    ['select=Item!left(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'field', field: f('id'), alias: null }] }]],
     [
       'select=A(B(C(*)))',
-      [{ kind: 'embed', relation: 'A', alias: null, hint: null, select: [{ kind: 'embed', relation: 'B', alias: null, hint: null, select: [{ kind: 'embed', relation: 'C', alias: null, hint: null, select: [{ kind: 'star' }] }] }] }],
+      [{ kind: 'embed', relation: 'A', alias: null, hint: null, inner: false, select: [{ kind: 'embed', relation: 'B', alias: null, hint: null, inner: false, select: [{ kind: 'embed', relation: 'C', alias: null, hint: null, inner: false, select: [{ kind: 'star' }] }] }] }],
     ],
-    ['select=Item( id , x:name )', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, select: [{ kind: 'field', field: f('id'), alias: null }, { kind: 'field', field: f('name'), alias: 'x' }] }]],
+    ['select=Item!inner(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: true, select: [{ kind: 'field', field: f('id'), alias: null }] }]],
+    ['select=x:Item!owner!inner(*)', [{ kind: 'embed', relation: 'Item', alias: 'x', hint: 'owner', inner: true, select: [{ kind: 'star' }] }]],
+    ['select=Item!inner!owner(*)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', inner: true, select: [{ kind: 'star' }] }]],
+    ['select=Item!left!owner(*)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', inner: false, select: [{ kind: 'star' }] }]],
+    ['select=Item( id , x:name )', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'field', field: f('id'), alias: null }, { kind: 'field', field: f('name'), alias: 'x' }] }]],
   ])('%s', (query, expected) => {
     expect(parseQuery(query).select).toEqual(expected);
+  });
+});
+
+describe('parseQuery: parameters of embedded resources', () => {
+  const embedded = (path: string[], more: Record<string, unknown> = {}) => ({ path, where: [], order: null, limit: null, offset: 0, ...more });
+  test.each<[string, unknown]>([
+    ['Item.name=eq.x', [embedded(['Item'], { where: [filter('Item.name=eq.x', f('name'), { op: 'eq', value: 'x' })] })]],
+    ['Item.qty=not.in.(1,"2,3")', [embedded(['Item'], { where: [filter('Item.qty=not.in.(1,"2,3")', f('qty'), { op: 'in', values: ['1', '2,3'] }, true)] })]],
+    ['Item.name=eq.a,b.c', [embedded(['Item'], { where: [filter('Item.name=eq.a,b.c', f('name'), { op: 'eq', value: 'a,b.c' })] })]],
+    ['Item.Owner.name=like.*a*', [embedded(['Item', 'Owner'], { where: [filter('Item.Owner.name=like.*a*', f('name'), { op: 'like', value: '*a*' })] })]],
+    ['Item.meta->>a=is.null', [embedded(['Item'], { where: [filter('Item.meta->>a=is.null', f('meta', [{ arrow: '->>', key: 'a' }]), { op: 'is', value: 'null' })] })]],
+    ['"a.b"."c.d"=eq.1', [embedded(['a.b'], { where: [filter('"a.b"."c.d"=eq.1', f('c.d'), { op: 'eq', value: '1' })] })]],
+    ['Acme-Order.qty=gt.1', [embedded(['Acme-Order'], { where: [filter('Acme-Order.qty=gt.1', f('qty'), { op: 'gt', value: '1' })] })]],
+    // an embed's own parameters
+    ['Item.order=qty.desc,id', [embedded(['Item'], { order: [{ field: f('qty'), direction: 'desc', nulls: null }, { field: f('id'), direction: null, nulls: null }] })]],
+    ['Item.order=Owner(name)', [embedded(['Item'], { order: [{ relation: 'Owner', field: f('name'), direction: null, nulls: null }] })]],
+    ['Item.limit=2&Item.offset=3', [embedded(['Item'], { limit: 2, offset: 3 })]],
+    ['Item.limit=0&Item.offset=-5', [embedded(['Item'], { limit: 0 })]],
+    ['Item.Owner.limit=1', [embedded(['Item', 'Owner'], { limit: 1 })]],
+    // repeated and several embeds: one entry per path, in the order first given, filters ANDed
+    [
+      'Item.a=eq.1&Other.b=eq.2&Item.c=is.null',
+      [
+        embedded(['Item'], { where: [filter('Item.a=eq.1', f('a'), { op: 'eq', value: '1' }), filter('Item.c=is.null', f('c'), { op: 'is', value: 'null' })] }),
+        embedded(['Other'], { where: [filter('Other.b=eq.2', f('b'), { op: 'eq', value: '2' })] }),
+      ],
+    ],
+  ])('%s', (query, expected) => {
+    const ast = parseQuery(query);
+    expect(ast.where).toEqual([]);
+    expect(ast.embedded).toEqual(expected);
+  });
+
+  test.each<[string, unknown]>([
+    ['Item.or=(a.eq.1,b.is.null)', { op: 'or', negated: false, children: [{ field: f('a'), negated: false, predicate: { op: 'eq', value: '1' } }, { field: f('b'), negated: false, predicate: { op: 'is', value: 'null' } }] }],
+    ['Item.and=(a.eq.1)', { op: 'and', negated: false, children: [{ field: f('a'), negated: false, predicate: { op: 'eq', value: '1' } }] }],
+    ['Item.not.or=(a.eq.1)', { op: 'or', negated: true, children: [{ field: f('a'), negated: false, predicate: { op: 'eq', value: '1' } }] }],
+    ['Item.B.not.and=(a.eq.1)', { op: 'and', negated: true, children: [{ field: f('a'), negated: false, predicate: { op: 'eq', value: '1' } }] }],
+  ])('%s', (query, expected) => {
+    const [e] = parseQuery(query).embedded;
+    expect(e.where).toHaveLength(1);
+    expect(e.where[0].source).toBe(query);
+    expect(strip(e.where[0])).toEqual(expected);
+  });
+
+  test('an embed filter and a top-level null filter on an embed are told apart by the key', () => {
+    const ast = parseQuery('Item=not.is.null&Item.qty=gt.1');
+    expect(ast.where).toEqual([filter('Item=not.is.null', f('Item'), { op: 'is', value: 'null' }, true)]);
+    expect(ast.embedded.map((e) => e.path)).toEqual([['Item']]);
   });
 });
 
@@ -217,6 +271,16 @@ describe('parseQuery: order, limit, offset, Prefer', () => {
     ['order= a , b.desc', [{ field: f('a'), direction: null, nulls: null }, { field: f('b'), direction: 'desc', nulls: null }]],
     ['order=meta->a.desc', [{ field: f('meta', [{ arrow: '->', key: 'a' }]), direction: 'desc', nulls: null }]],
     ['order=meta->0.desc', [{ field: f('meta', [{ arrow: '->', key: 0 }]), direction: 'desc', nulls: null }]],
+    // a column of a to-one embed (PostgREST 11+)
+    ['order=Owner(name).desc', [{ relation: 'Owner', field: f('name'), direction: 'desc', nulls: null }]],
+    [
+      'order=Owner(meta->a).nullsfirst,id',
+      [
+        { relation: 'Owner', field: f('meta', [{ arrow: '->', key: 'a' }]), direction: null, nulls: 'first' },
+        { field: f('id'), direction: null, nulls: null },
+      ],
+    ],
+    ['order= x ( name ) .asc', [{ relation: 'x', field: f('name'), direction: 'asc', nulls: null }]],
   ])('%s', (query, expected) => {
     expect(parseQuery(query).order).toEqual(expected);
   });
@@ -272,11 +336,24 @@ describe('parseQuery: errors are 400 BAD_QUERY naming the offending part', () =>
     ['a=in.1,2', "expected '('"],
     ['a=in.(1,2', "expected ',' or ')'"],
     ['a=in.(1,2)x', 'expected end of input'],
-    ['a.b=eq.1', 'filters on embedded resources are not supported'],
-    ['Item.order=id', 'order on embedded resources is not supported'],
-    ['Item.limit=1', 'limit on embedded resources is not supported'],
-    ['Item.or=(a.eq.1)', 'or on embedded resources is not supported'],
     ['a(b)=eq.1', "failed to parse the parameter name 'a(b)'"],
+    // parameters of embedded resources
+    ['Item.name=5', "the filter 'Item.name=5' has no operator"],
+    ['Item.name=', "the filter 'Item.name' has no operator"],
+    ['Item.name=xx.1', 'unknown operator "xx"'],
+    ['Item.=eq.1', 'a field name'],
+    ['Item.meta->a.b=eq.1', 'expected end of the parameter name'],
+    ['meta->a.b=eq.1', "expected '.' or end of the parameter name"],
+    ['Item.select=id', 'the columns of Item are chosen in select: Item(...)'],
+    ['Item.order=id.up', "failed to parse Item.order ('id.up')"],
+    ['Item.order=', 'the parameter Item.order is empty'],
+    ['Item.order=a&Item.order=b', 'the parameter Item.order is given more than once'],
+    ['Item.limit=1&Item.limit=1', 'the parameter Item.limit is given more than once'],
+    ['Item.limit=-1', 'Item.limit must be zero or more'],
+    ['Item.limit=x', 'Item.limit must be an integer'],
+    ['Item.offset=1.5', 'Item.offset must be an integer'],
+    ['Item.or=(a.eq.1', "expected ',' or ')'"],
+    ['Item.or=', 'the parameter Item.or is empty'],
     ['=eq.1', 'a parameter has no name'],
     ['"unterminated=eq.1', "failed to parse the parameter name"],
     ['columns=a,b', 'the parameter columns applies to writes'],
@@ -300,8 +377,9 @@ describe('parseQuery: errors are 400 BAD_QUERY naming the offending part', () =>
     ['select=id,', 'a field name'],
     ['select=id::text', 'casts with :: are not supported'],
     ['select=...Item(*)', 'spread embeds'],
-    ['select=Item!inner(*)', '!inner joins are not supported'],
     ['select=Item!a!b(*)', 'at most one hint'],
+    ['select=Item!inner!left(*)', 'at most one of !inner and !left'],
+    ['select=Item!inner!inner(*)', 'at most one of !inner and !left'],
     ['select=Item(*', "expected ',' or ')'"],
     ['select=Item()', 'a field name'],
     ['select=a:*', 'a field name'],
@@ -319,8 +397,11 @@ describe('parseQuery: errors are 400 BAD_QUERY naming the offending part', () =>
     ['order=id.asc.smth34', 'nullsfirst or nullslast'],
     ['order=id.asc.nullslasttt', "',' or end of order"],
     ['order=id.desc ', "'.', ',' or end of order"],
-    ['order=Item(name).desc', 'ordering by an embedded resource is not supported'],
     ['order=id,', 'a field name'],
+    ['order=Item(name.desc', "')' after the embedded resource's column"],
+    ['order=Item(A(name))', "')' after the embedded resource's column"],
+    ['order=meta->a(x)', "'.', ',' or end of order"],
+    ['order=Item()', 'a field name'],
     ['order=a&order=b', 'the parameter order is given more than once'],
     // limit, offset
     ['limit=-1', 'limit must be zero or more'],

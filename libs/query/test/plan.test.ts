@@ -93,6 +93,33 @@ describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)',
     ['select=Item(*)', "'Item' is embeddable from 'Acme-Order' in more than one way: write one of Item!buyer(...), Item!seller(...)", 'Acme-Order'],
     ['select=Item!buyer(nope)', "column 'nope' does not exist in 'Acme-Item'", 'Acme-Order'],
     ['select=Items(Nope(*))', "no embeddable resource 'Nope' from 'Acme-Item'", 'Acme-Owner'],
+    // parameters of embedded resources: the embed must be in select (PostgREST's PGRST108), its columns and values checked
+    ['Nope.qty=eq.1', "'Nope' is not an embedded resource in this request"],
+    ['select=id,Owner(*)&Nope.qty=eq.1', "'Nope' is not an embedded resource in this request"],
+    ['select=id,Owner(*)&Owner.Acme-Item.qty=eq.1', "'Acme-Item' is not an embedded resource in this request"],
+    ['select=id,Owner(*)&Owner.order=name&Nope.limit=1', "'Nope' is not an embedded resource in this request"],
+    ['select=id,Owner(*)&Owner.nope=eq.1', "column 'nope' does not exist in 'Acme-Owner'"],
+    ['select=id,Owner(*)&Owner.or=(name.eq.a,nope.eq.b)', "column 'nope' does not exist in 'Acme-Owner'"],
+    ['select=id,Owner(*)&Owner.order=nope', "column 'nope' does not exist in 'Acme-Owner'"],
+    ['select=id,Owner(*)&Owner.score=eq.abc', "invalid value 'abc' in 'Owner.score=eq.abc': it is not a number"],
+    ['select=id,Owner(*)&Owner.name=is.true', "'Owner.name=is.true': is.true applies to boolean columns only"],
+    ['select=id,Nope(*)&Nope.qty=eq.1', "no embeddable resource 'Nope' from 'Acme-Item'"],
+    ['select=id,Owner!inner(nope)', "column 'nope' does not exist in 'Acme-Owner'"],
+    ['select=id,Nope!inner(*)', "no embeddable resource 'Nope' from 'Acme-Item'"],
+    ['select=a:Owner(*),b:Owner(*)&Owner.name=eq.x', "'Owner' names more than one embedded resource of select: give them aliases"],
+    ['select=id,b:Owner(*)&b.limit=1&Owner.limit=2', "limit is given twice for the embedded resource 'Owner'"],
+    ['select=address,Items(name)&Items.nope=eq.1', "column 'nope' does not exist in 'Acme-Item'", 'Acme-Owner'],
+    // only is.null and not.is.null test an embed; other operators take the name for a column
+    ['select=id,Owner(*)&Owner=eq.1', "column 'Owner' does not exist in 'Acme-Item'"],
+    ['select=count&Owner=is.null', "column 'Owner' does not exist in 'Acme-Item'"],
+    // related orders: a to-one embed of the same level, named by its alias if it has one
+    ['select=id,Owner(*)&order=Acme-Order(id)', "'Acme-Order' is not an embedded resource in this request"],
+    ['order=Owner(name)', "'Owner' is not an embedded resource in this request"],
+    ['select=id,b:Owner(*)&order=Owner(name)', "'Owner' is not an embedded resource in this request"],
+    ['select=id,Acme-Order!buyer(*)&order=Acme-Order(id)', "a related order on 'Acme-Order' is not possible: it is not a to-one embedded resource of 'Acme-Item'"],
+    ['select=id,Owner(*)&order=Owner(nope)', "column 'nope' does not exist in 'Acme-Owner'"],
+    ['select=id,Owner(*)&order=Owner(name->a)', "'name->a': -> and ->> apply to jsonb columns"],
+    ['select=count&order=Owner(name)', "'Owner' is not an embedded resource in this request"],
   ])('%s', (...row) => {
     // a rest parameter: jest would take a third declared parameter for a done callback
     const [query, message, table] = row;
@@ -182,6 +209,44 @@ describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)',
     expect(plan('select=Both(id)', 'Pointer', ['', 'c2'], cat).sql).toContain('UNION ALL');
   });
 
+  test('parameters on an embed the caller cannot see answer exactly as on one that does not exist', () => {
+    const cat = catalogueOf([pointer, secretTable]);
+    for (const tail of ['Acme-Secret.id=eq.1', 'Acme-Secret.order=id', 'Acme-Secret.limit=1', 'Acme-Secret=is.null', 'order=Acme-Secret(id)']) {
+      const hidden = failure(() => plan(`select=*,Acme-Secret(*)&${tail}`, 'Pointer', VISIBLE, cat));
+      const missing = failure(() => plan(`select=*,Nope(*)&${tail.replace('Acme-Secret', 'Nope')}`, 'Pointer', VISIBLE, cat));
+      expect([hidden.message, hidden.details]).toEqual([missing.message.replace("'Nope'", "'Acme-Secret'"), { ...missing.details, relation: 'Acme-Secret' }]);
+    }
+    const inner = failure(() => plan('select=*,Acme-Secret!inner(*)', 'Pointer', VISIBLE, cat));
+    expect(inner.message).toBe("no embeddable resource 'Acme-Secret' from 'Pointer'");
+    // a relation over two tables reads only the visible one, filters and !inner included
+    const both = plan('select=Both!inner(id)&Both.id=gt.1', 'Pointer', VISIBLE, cat).sql;
+    expect(both).not.toContain('t_secret');
+  });
+
+  test('an embed ordered by a column whose type differs between the tables it reads is refused', () => {
+    const version = (name: string, sql: string, type: 'text' | 'integer'): CatalogueTable => ({
+      name,
+      sql,
+      chainColumn: null,
+      columns: columnsOf([
+        ['address', 'address', 'text'],
+        ['owner', 'owner', 'text'],
+        ['qty', 'qty', type],
+      ]),
+    });
+    const owner: CatalogueTable = {
+      name: 'O',
+      sql: 't_o',
+      chainColumn: null,
+      columns: columnsOf([['address', 'address', 'text']]),
+      relations: [{ name: 'I', target: 'I', alsoIn: ['I@1'], on: [['address', 'owner']], cardinality: 'many' }],
+    };
+    const cat = catalogueOf([owner, version('I', 't_i2', 'text'), version('I@1', 't_i1', 'integer')]);
+    expect(failure(() => plan('select=I(*)&I.order=qty', 'O', VISIBLE, cat)).message).toBe("'I' cannot be ordered by a column whose type differs between the tables it reads");
+    // filters are typed per table: each version compares with its own type
+    expect(plan('select=I(*)&I.qty=eq.5&I.order=address', 'O', VISIBLE, cat).bindings).toEqual(expect.arrayContaining(['5']));
+  });
+
   test('more than 1000 output columns are refused', () => {
     const select = Array.from({ length: 1001 }, () => 'id').join(',');
     expect(failure(() => plan(`select=${select}`)).message).toBe('at most 1000 columns can be selected');
@@ -207,6 +272,22 @@ describe('planQuery: the SQL', () => {
     const p = plan('select=id,Owner(name,Acme-Item(id))');
     expect(p.sql.match(/"chain_id" = ANY\(\?::text\[\]\)/g)).toHaveLength(3);
     expect(p.bindings.filter((b) => Array.isArray(b) && b.join() === VISIBLE.join())).toHaveLength(3);
+  });
+
+  test('values of embedded filters, pages and null filters are bound; the embed tests are EXISTS on the same rows', () => {
+    const evil = `x'); DROP TABLE q.t_owner; --`;
+    const p = plan(`select=id,Owner!inner(name),Acme-Order!buyer(id)&Owner.name=eq.${encodeURIComponent(evil)}&Acme-Order.limit=4&Acme-Order.offset=2&Acme-Order=not.is.null`);
+    expect(p.sql).not.toContain(evil);
+    expect(p.bindings).toEqual(expect.arrayContaining([evil, 4, 2]));
+    expect(p.sql.replace(/\\\?/g, '').split('?').length - 1).toBe(p.bindings.length);
+    // the embed's filter is in its subquery and in the EXISTS of !inner; the page in the EXISTS of the null filter
+    expect(p.bindings.filter((b) => b === evil)).toHaveLength(2);
+    expect(p.sql).toMatch(/EXISTS \(SELECT 1 FROM "q"\."t_order" AS e\d+ WHERE .* LIMIT \? OFFSET \?\)/);
+  });
+
+  test('a to-one embed over two tables exists when either has its row, as one term of the WHERE', () => {
+    const p = plan('select=id,Item!seller!inner(name)', 'Acme-Order');
+    expect(p.sql).toMatch(/ AND \(EXISTS \(SELECT 1 FROM "q"\."t_item" AS e\d+ WHERE .*\) OR EXISTS \(SELECT 1 FROM "q"\."t_item_v1" AS e\d+ WHERE .*\)\) ORDER BY/);
   });
 
   test('a table of no chain gets no visibility predicate', () => {

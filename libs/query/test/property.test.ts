@@ -16,10 +16,11 @@ const COLUMNS = ['id', 'qty', 'price', 'name', 'active', 'meta', 'meta->a', 'met
 const TOKENS = [
   'eq.', 'neq.', 'lt.', 'lte.', 'gt.', 'gte.', 'like.', 'ilike.', 'in.', 'is.', 'not.', 'cs.', 'fts.', '(', ')', ',', '.', '"', '\\', '*', '%', '_',
   'null', 'true', 'false', 'unknown', 't', 'no', '1', '-1', '007', '1e5', '1e1001', '7.0', '.5', 'NaN', 'abc', ' ', '{', '}', ':', '::', '!',
-  '->', '->>', 'and', 'or', 'asc', 'desc', 'nullsfirst', 'nullslast', 'count()', 'Owner', 'Acme-Item', 'Acme-Order', 'Item', 'Items', '!buyer', '!seller', 'é', '\u0000', '\ud800', '9007199254740993',
+  '->', '->>', 'and', 'or', 'asc', 'desc', '!inner', '!left', 'Owner(name)', 'b:', 'Acme-Order.', 'nullsfirst', 'nullslast', 'count()', 'Owner', 'Acme-Item', 'Acme-Order', 'Item', 'Items', '!buyer', '!seller', 'é', '\u0000', '\ud800', '9007199254740993',
   ...COLUMNS,
 ];
-const KEYS = ['select', 'order', 'limit', 'offset', 'or', 'and', 'not.or', 'not.and', 'columns', ...COLUMNS];
+const EMBEDDED_KEYS = ['Owner.name', 'Owner.score', 'Owner', 'Acme-Order', 'Acme-Order.qty', 'Acme-Order.order', 'Acme-Order.limit', 'Acme-Order.offset', 'Acme-Order.or', 'Acme-Order.not.and', 'Items.weight', 'Owner.Acme-Item.qty', 'Owner.Acme-Item', 'b.name', 'Nope.id', 'Owner.select'];
+const KEYS = ['select', 'order', 'limit', 'offset', 'or', 'and', 'not.or', 'not.and', 'columns', ...COLUMNS, ...EMBEDDED_KEYS];
 
 const soup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 12 }).map((t) => t.join(''));
 const anyText = fc.oneof(fc.string({ maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 10 }));
@@ -42,7 +43,7 @@ const logic = fc
   .tuple(fc.constantFrom('or', 'and', 'not.or', 'not.and'), fc.array(filter, { minLength: 1, maxLength: 3 }))
   .map(([key, fs]) => [key, `(${fs.map(([c, v]) => `${c}.${v}`).join(',')})`] as [string, string]);
 const reserved = fc.oneof(
-  fc.constantFrom<[string, string]>(['select', 'id,name,Owner(*)'], ['select', '*,Acme-Order!buyer(*)'], ['select', 'id,Item!seller(name,qty,weight)'], ['select', 'address,Items(*,Owner(name))'], ['select', 'count'], ['select', '*'], ['select', 'x:qty,meta->a'], ['order', 'id.desc'], ['order', 'qty.nullsfirst,id'], ['limit', '3'], ['offset', '2'], ['limit', '0']),
+  fc.constantFrom<[string, string]>(['select', 'id,name,Owner(*)'], ['select', '*,Acme-Order!buyer(*)'], ['select', 'id,Item!seller(name,qty,weight)'], ['select', 'address,Items(*,Owner(name))'], ['select', 'count'], ['select', '*'], ['select', 'x:qty,meta->a'], ['order', 'id.desc'], ['order', 'qty.nullsfirst,id'], ['select', 'id,Owner!inner(*),Acme-Order!buyer!inner(id)'], ['order', 'Owner(name).desc,id'], ['order', 'Owner(score)'], ['limit', '3'], ['offset', '2'], ['limit', '0']),
   fc.tuple(fc.constantFrom('select', 'order', 'limit', 'offset'), fc.oneof(soup, value)),
 );
 
@@ -71,7 +72,30 @@ const goodLogic = fc
   .tuple(fc.constantFrom('or', 'and', 'not.or', 'not.and'), fc.array(goodFilter, { minLength: 1, maxLength: 3 }))
   .map(([key, fs]) => [key, `(${fs.map(([c, v]) => `${c}.${v.startsWith('in.') || v.startsWith('not.in.') ? v : v.replace(/^((?:not\.)?[a-z]+\.)(.*)$/, (_m, op: string, rest: string) => op + quote(rest))}`).join(',')})`] as [string, string]);
 
+/** An embed in select and parameters addressed to it (filters that fit their column's type, orders, pages, null filters), so that many reach PostgreSQL. */
+const EMBEDS: Array<[string, string]> = [
+  ['Owner', 'id,Owner(*)'],
+  ['Owner', 'id,Owner!inner(name,score)'],
+  ['b', 'id,b:Owner(name)'],
+  ['Acme-Order', '*,Acme-Order!buyer(*)'],
+  ['Acme-Order', 'id,Acme-Order!seller!inner(id,qty)'],
+  ['Owner.Acme-Item', 'id,Owner(name,Acme-Item(id,qty,Owner(name)))'],
+  ['Owner.Items', 'id,Owner(Items!inner(name,qty,weight))'],
+];
+const embeddedParam = (path: string) =>
+  fc.oneof(
+    { weight: 4, arbitrary: goodFilter.map(([col, v]) => [`${path}.${col}`, v] as [string, string]) },
+    { weight: 1, arbitrary: goodLogic.map(([key, v]) => [`${path}.${key}`, v] as [string, string]) },
+    { weight: 1, arbitrary: fc.constantFrom('qty.desc,id', 'name.nullsfirst', 'weight,name', 'score', 'Owner(name).desc', 'meta->a').map((o) => [`${path}.order`, o] as [string, string]) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('limit', 'offset'), fc.integer({ min: -1, max: 3 })).map(([k, n]) => [`${path}.${k}`, String(n)] as [string, string]) },
+    { weight: 1, arbitrary: fc.constantFrom('is.null', 'not.is.null', 'eq.1').map((v) => [path, v] as [string, string]) },
+  );
+const goodEmbedded = fc
+  .constantFrom(...EMBEDS)
+  .chain(([path, select]) => fc.array(embeddedParam(path), { minLength: 1, maxLength: 3 }).map((ps) => [['select', select] as [string, string], ...ps]));
+
 const pairs = fc.oneof(
+  { weight: 3, arbitrary: goodEmbedded },
   { weight: 3, arbitrary: fc.array(fc.oneof({ weight: 3, arbitrary: goodFilter }, { weight: 1, arbitrary: goodLogic }, { weight: 1, arbitrary: reserved }), { maxLength: 3 }) },
   {
     weight: 2,

@@ -1,9 +1,10 @@
 // The `order` parameter (PostgREST's `pOrder`):
 //   order := term ("," term)*
-//   term  := field ["." ("asc" | "desc")] ["." ("nullsfirst" | "nullslast")]
+//   term  := (field | name "(" field ")") ["." ("asc" | "desc")] ["." ("nullsfirst" | "nullslast")]
 // A term must end at `,` or the end: `id.descc` and `id.asc.nlsfst` are errors,
-// as in PostgREST's QuerySpec "order syntax errors". Ordering by an embedded
-// resource's column (`Item(name).desc`) is refused with a message.
+// as in PostgREST's QuerySpec "order syntax errors". `Item(name).desc` orders
+// by a column of the to-one embed `Item` (PostgREST 11's `pOrderRelationTerm`:
+// one level, the planner checks it is an embed of the same level and to-one).
 import type { OrderTerm } from '../ast.js';
 import type { Cursor } from './cursor.js';
 import { field } from './names.js';
@@ -13,8 +14,16 @@ function termEnd(c: Cursor): boolean {
 }
 
 function term(c: Cursor): OrderTerm {
-  const f = field(c);
-  if (c.peek() === '(') c.fail("'.', ',' or end of order (ordering by an embedded resource is not supported)");
+  let f = field(c);
+  let relation: string | undefined;
+  if (c.peek() === '(') {
+    if (f.path.length > 0) c.fail("'.', ',' or end of order");
+    relation = f.name;
+    c.pos++;
+    f = field(c);
+    c.expect(')', "')' after the embedded resource's column");
+    c.skipSpaces();
+  }
   let direction: OrderTerm['direction'] = null;
   let nulls: OrderTerm['nulls'] = null;
   if (!termEnd(c)) {
@@ -33,7 +42,7 @@ function term(c: Cursor): OrderTerm {
   }
   c.skipSpaces();
   if (!termEnd(c)) c.fail("',' or end of order");
-  return { field: f, direction, nulls };
+  return relation === undefined ? { field: f, direction, nulls } : { relation, field: f, direction, nulls };
 }
 
 export function orderList(c: Cursor): OrderTerm[] {

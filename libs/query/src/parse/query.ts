@@ -8,13 +8,15 @@
 // - a parameter without an operator (`id=5`) is a 400, as PostgREST answers it
 //   for tables (QuerySpec "fails if an operator is not given"); an unknown
 //   operator is a 400 too (PostgREST would take `id=foo.1` for an RPC argument);
-// - names with a dot address embedded resources (`Item.name=eq.x`,
-//   `Item.order=…`): not supported, refused by name;
+// - names with a dot address embedded resources, named as in select (their
+//   alias, else their relation): `Item.name=eq.x`, `Item.or=(…)`,
+//   `Item.order=…`, `Item.limit=…`, `Item.offset=…`, nested `A.B.name=…`;
+//   whether each names an embed of the select is the planner's question;
 // - `limit`: a non-negative integer (PostgREST answers a negative one with 416,
 //   here 400); `offset`: an integer, a negative one is 0 (RangeSpec "succeeds
 //   if offset is negative as a no-op").
 // Percent-decoding and `+` as a space are URLSearchParams' job and happen once.
-import type { Condition, QueryAst, SelectItem } from '../ast.js';
+import type { Condition, EmbeddedParams, FieldRef, QueryAst, SelectItem } from '../ast.js';
 import { badQuery, echo } from '../errors.js';
 import { Cursor, ParseFailure, parseParam } from './cursor.js';
 import { logicTree, opExpr } from './filter.js';
@@ -34,7 +36,8 @@ export interface ParseOptions {
 
 const ONCE = new Set(['select', 'order', 'limit', 'offset']);
 const LOGIC = new Set(['and', 'or', 'not.and', 'not.or']);
-const EMBEDDED_RESERVED = new Set(['order', 'limit', 'offset', 'and', 'or', 'select']);
+/** What may follow an embed's name in a key other than a column: its order, page and logic trees. */
+const EMBEDDED_PARAMS = ['order', 'limit', 'offset', 'and', 'or', 'not.and', 'not.or'];
 
 function entries(params: QueryParams): Iterable<readonly [string, string]> {
   if (typeof params === 'string') return new URLSearchParams(params.startsWith('?') ? params.slice(1) : params);
@@ -65,15 +68,31 @@ function countConditions(conditions: readonly Condition[]): number {
   return n;
 }
 
-/** A filter's key: one field (quoted names allowed), or a dotted path into an embedded resource. */
-function filterKey(key: string) {
+type Key =
+  | { readonly kind: 'field'; readonly path: readonly string[]; readonly field: FieldRef }
+  | { readonly kind: 'param'; readonly path: readonly string[]; readonly name: string };
+
+/**
+ * A key other than the top level's own parameters: a field (quoted names
+ * allowed), after the names of the embeds it lies in (`Order.Customer.name`),
+ * or an embed's own parameter (`Order.order`, `Order.not.or`). Only the last
+ * name may have a JSON path.
+ */
+function parseKey(key: string): Key {
   const c = new Cursor(key);
   try {
-    const name = fieldName(c);
-    if (c.peek() === '.') return { embedded: true as const, name };
-    const path = jsonPath(c);
-    if (!c.done) c.fail('end of the parameter name');
-    return { embedded: false as const, field: { name, path } };
+    const path: string[] = [];
+    let name = fieldName(c);
+    while (c.eat('.')) {
+      path.push(name);
+      const rest = c.text.slice(c.pos);
+      if (EMBEDDED_PARAMS.includes(rest)) return { kind: 'param', path, name: rest };
+      if (rest === 'select') c.fail(`a column (the columns of ${path.join('.')} are chosen in select: ${path[path.length - 1]}(...))`);
+      name = fieldName(c);
+    }
+    const jsonSteps = jsonPath(c);
+    if (!c.done) c.fail(path.length ? 'end of the parameter name' : "'.' or end of the parameter name");
+    return { kind: 'field', path, field: { name, path: jsonSteps } };
   } catch (err) {
     if (!(err instanceof ParseFailure)) throw err;
     throw badQuery(`failed to parse the parameter name ${echo(key)} at column ${err.column}: expected ${err.expected}`, {
@@ -82,23 +101,42 @@ function filterKey(key: string) {
   }
 }
 
+/** An entry of `embedded` while parameters are read. */
+type Embedded = { -readonly [K in keyof EmbeddedParams]: EmbeddedParams[K] } & { where: Condition[] };
+
+function logicParam(key: string, name: string, value: string): Condition {
+  const negated = name.startsWith('not.');
+  const op = (negated ? name.slice(4) : name) as 'and' | 'or';
+  return parseParam(key, value, (c) => logicTree(c, op, negated, `${key}=${value}`));
+}
+
+function limitParam(key: string, value: string): number {
+  const n = integer(key, value);
+  if (n < 0) throw badQuery(`${key} must be zero or more, got ${echo(value)}`, { parameter: key, value });
+  return n;
+}
+
 export function parseQuery(params: QueryParams, options: ParseOptions = {}): QueryAst {
   let select: SelectItem[] = [{ kind: 'star' }];
   let order: QueryAst['order'] = null;
   let limit: number | null = null;
   let offset = 0;
   const where: Condition[] = [];
+  const embedded = new Map<string, Embedded>();
   const seen = new Set<string>();
 
   for (const [key, value] of entries(params)) {
-    if (ONCE.has(key)) {
+    if (key === '') throw badQuery(`a parameter has no name (value ${echo(value)})`, { value });
+    const top = ONCE.has(key) || LOGIC.has(key) || key === 'columns' || key === 'on_conflict';
+    const k = top ? null : parseKey(key);
+    // once-only parameters: the top level's, and each embed's order, limit and offset
+    if (ONCE.has(key) || (k?.kind === 'param' && !LOGIC.has(k.name))) {
       if (seen.has(key)) throw badQuery(`the parameter ${key} is given more than once`, { parameter: key });
       seen.add(key);
     }
-    if (key === '') throw badQuery(`a parameter has no name (value ${echo(value)})`, { value });
     if (value === '') {
       throw badQuery(
-        ONCE.has(key) || LOGIC.has(key)
+        k === null || k.kind === 'param'
           ? `the parameter ${key} is empty`
           : `the filter ${echo(key)} has no operator: write ${key}=eq.<value> (or another operator)`,
         { parameter: key },
@@ -106,27 +144,27 @@ export function parseQuery(params: QueryParams, options: ParseOptions = {}): Que
     }
     if (key === 'select') select = parseParam('select', value, (c) => selectList(c));
     else if (key === 'order') order = parseParam('order', value, orderList);
-    else if (key === 'limit') {
-      limit = integer('limit', value);
-      if (limit < 0) throw badQuery(`limit must be zero or more, got ${echo(value)}`, { parameter: 'limit', value });
-    } else if (key === 'offset') offset = Math.max(0, integer('offset', value));
-    else if (LOGIC.has(key)) {
-      const negated = key.startsWith('not.');
-      const op = negated ? (key.slice(4) as 'and' | 'or') : (key as 'and' | 'or');
-      where.push(parseParam(key, value, (c) => logicTree(c, op, negated, `${key}=${value}`)));
-    } else if (key === 'columns' || key === 'on_conflict') {
+    else if (key === 'limit') limit = limitParam('limit', value);
+    else if (key === 'offset') offset = Math.max(0, integer('offset', value));
+    else if (LOGIC.has(key)) where.push(logicParam(key, key, value));
+    else if (key === 'columns' || key === 'on_conflict') {
       throw badQuery(`the parameter ${key} applies to writes, not to queries`, { parameter: key });
-    } else {
-      const k = filterKey(key);
-      if (k.embedded) {
-        const last = key.slice(key.lastIndexOf('.') + 1);
-        throw badQuery(
-          EMBEDDED_RESERVED.has(last)
-            ? `${echo(key)}: ${last} on embedded resources is not supported`
-            : `${echo(key)}: filters on embedded resources are not supported`,
-          { parameter: key },
-        );
+    } else if (k !== null) {
+      let target: { where: Condition[] } = { where };
+      if (k.path.length > 0) {
+        const id = JSON.stringify(k.path);
+        let e = embedded.get(id);
+        if (!e) embedded.set(id, (e = { path: k.path, where: [], order: null, limit: null, offset: 0 }));
+        target = e;
+        if (k.kind === 'param') {
+          if (k.name === 'order') e.order = parseParam(key, value, orderList);
+          else if (k.name === 'limit') e.limit = limitParam(key, value);
+          else if (k.name === 'offset') e.offset = Math.max(0, integer(key, value));
+          else e.where.push(logicParam(key, k.name, value));
+          continue;
+        }
       }
+      if (k.kind !== 'field') continue;
       if (!value.includes('.')) {
         throw badQuery(`the filter ${echo(`${key}=${value}`)} has no operator: write ${key}=eq.${value} (or another operator)`, {
           parameter: key,
@@ -134,10 +172,12 @@ export function parseQuery(params: QueryParams, options: ParseOptions = {}): Que
         });
       }
       const { negated, predicate } = parseParam(`filter ${key}`, value, (c) => opExpr(c, 'plain'));
-      where.push({ kind: 'filter', field: k.field, negated, predicate, source: `${key}=${value}` });
+      target.where.push({ kind: 'filter', field: k.field, negated, predicate, source: `${key}=${value}` });
     }
   }
-  if (countConditions(where) > MAX_CONDITIONS) throw badQuery(`at most ${MAX_CONDITIONS} filter conditions are allowed`);
-  return { select, where, order, limit, offset, count: prefersCount(options.prefer) };
+  const embeds = [...embedded.values()];
+  if (countConditions([...where, ...embeds.flatMap((e) => e.where)]) > MAX_CONDITIONS) {
+    throw badQuery(`at most ${MAX_CONDITIONS} filter conditions are allowed`);
+  }
+  return { select, where, order, limit, offset, count: prefersCount(options.prefer), embedded: embeds };
 }
-

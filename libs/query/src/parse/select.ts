@@ -1,11 +1,12 @@
 // The `select` parameter (PostgREST's `pFieldForest`):
 //   select := item ("," item)*            spaces allowed around items
 //   item   := "*"
-//           | [alias ":"] name ["!" hint]* "(" select ")"     embedded resource
+//           | [alias ":"] name ("!" (hint | "inner" | "left"))* "(" select ")"   embedded resource
 //           | [alias ":"] "count()"                             the row count
 //           | [alias ":"] name [json path]                      a column
-// Casts (`id::text`), spreads (`...Item(*)`) and `!inner` joins are refused
-// with a message saying so rather than misread.
+// `!inner` drops the parent rows that have no embedded row, `!left` (the
+// default) keeps them. Casts (`id::text`) and spreads (`...Item(*)`) are
+// refused with a message saying so rather than misread.
 import type { SelectItem } from '../ast.js';
 import type { Cursor } from './cursor.js';
 import { aliasPrefix, field, fieldName } from './names.js';
@@ -52,10 +53,15 @@ function selectItem(c: Cursor, depth: number): SelectItem {
 
 function embed(c: Cursor, relation: string, as: string | null, depth: number): SelectItem {
   let hint: string | null = null;
+  let inner: boolean | null = null;
   while (c.eat('!')) {
     const param = fieldName(c);
-    if (param === 'inner') c.fail('a hint (!inner joins are not supported)');
-    if (param === 'left') continue; // the default join: embedding never drops rows
+    if (param === 'inner' || param === 'left') {
+      if (inner !== null) c.fail("'(' (at most one of !inner and !left)");
+      // !left is the default join: embedding never drops rows
+      inner = param === 'inner';
+      continue;
+    }
     if (hint !== null) c.fail("'(' (at most one hint)");
     hint = param;
   }
@@ -65,5 +71,5 @@ function embed(c: Cursor, relation: string, as: string | null, depth: number): S
   c.expect(')', "',' or ')'");
   c.skipSpaces();
   itemEnd(c);
-  return { kind: 'embed', relation, alias: as, hint, select };
+  return { kind: 'embed', relation, alias: as, hint, inner: inner ?? false, select };
 }

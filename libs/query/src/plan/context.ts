@@ -1,12 +1,16 @@
 // What the planner carries while it walks one query: the catalogue, the
 // caller's visible chains, and a counter for table aliases.
+import type { SelectItem } from '../ast.js';
 import type { Catalogue, CatalogueColumn, CatalogueTable } from '../catalogue.js';
+import type { EmbedParams } from './embedded.js';
 import { badQuery, echo } from '../errors.js';
 import { type Fragment, alias, ident, param, sql } from './sql.js';
 
 export interface PlanContext {
   readonly catalogue: Catalogue;
   readonly visibleChains: readonly string[];
+  /** the filters, order and page the request gives each embed of its select (plan/embedded.ts) */
+  readonly embedded: ReadonlyMap<SelectItem, EmbedParams>;
   aliases: number;
 }
 

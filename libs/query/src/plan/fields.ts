@@ -1,6 +1,7 @@
 // A field of the request (`qty`, `meta->owner->>name`) resolved against a
 // table: the SQL expression and the type values compared with it take.
 import type { FieldRef } from '../ast.js';
+import type { CatalogueTable, ColumnType } from '../catalogue.js';
 import { badQuery, echo } from '../errors.js';
 import { fieldText } from '../parse/names.js';
 import { type Scope, column, columnRef } from './context.js';
@@ -15,9 +16,24 @@ export interface ResolvedField {
   readonly type: ValueType;
 }
 
-export function resolveField(scope: Scope, f: FieldRef): ResolvedField {
-  const col = column(scope, f.name);
-  const base = columnRef(scope, col);
+/** A NULL of a column's type: the value of a column in a table of a relation that lacks it. */
+const TYPED_NULL: Record<ColumnType, Fragment> = {
+  text: sql`NULL::text`,
+  integer: sql`NULL::numeric`,
+  numeric: sql`NULL::numeric`,
+  boolean: sql`NULL::boolean`,
+  jsonb: sql`NULL::jsonb`,
+};
+
+/**
+ * `tables`: all the tables of the relation the scope reads (versions of one
+ * resource): a column some of them have is NULL in the others, one none has
+ * is the usual 400.
+ */
+export function resolveField(scope: Scope, f: FieldRef, tables: readonly CatalogueTable[] = []): ResolvedField {
+  const own = scope.table.columns.get(f.name);
+  const col = own ?? tables.find((t) => t.columns.has(f.name))?.columns.get(f.name) ?? column(scope, f.name);
+  const base = own ? columnRef(scope, col) : TYPED_NULL[col.type];
   const type: ValueType = col.type === 'integer' ? 'numeric' : col.type;
   if (f.path.length === 0) return { expr: base, type };
   const where = { field: fieldText(f), table: scope.table.name };

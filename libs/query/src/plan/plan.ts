@@ -5,11 +5,10 @@
 import type { QueryAst } from '../ast.js';
 import type { Catalogue } from '../catalogue.js';
 import { badQuery, echo, notFound } from '../errors.js';
-import { type PlanContext, newScope, tableRef, tableVisible, visibility } from './context.js';
-import { resolveField } from './fields.js';
-import { type OutputColumn, isCount, orderOf, orderSuffix, selectColumns } from './select.js';
+import { type PlanContext, newScope, tableRef, tableVisible } from './context.js';
+import { attachEmbedded } from './embedded.js';
+import { type OutputColumn, isCount, levelWhere, orderOf, orderSql, selectColumns } from './select.js';
 import { type Fragment, join, param, sql } from './sql.js';
-import { conditionSql } from './where.js';
 
 /** PostgreSQL allows 1664 output columns and 65535 bound parameters; stay well inside both. */
 export const MAX_OUTPUT_COLUMNS = 1000;
@@ -38,15 +37,14 @@ export interface QueryPlan {
 }
 
 export function planQuery(ast: QueryAst, catalogue: Catalogue, options: PlanOptions): QueryPlan {
-  const ctx: PlanContext = { catalogue, visibleChains: options.visibleChains, aliases: 0 };
+  // parameters naming embeds that select does not have are refused before anything is looked up
+  const ctx: PlanContext = { catalogue, visibleChains: options.visibleChains, embedded: attachEmbedded(ast.select, ast.embedded), aliases: 0 };
   const table = catalogue.table(options.table);
   // a table whose rows all lie on chains the caller cannot see is a 404, worded as for a missing one
   if (!table || !tableVisible(ctx, table)) throw notFound(`no table named ${echo(options.table)}`, { table: options.table });
   const scope = newScope(ctx, table, 't');
 
-  const conditions = ast.where.map((c) => conditionSql(scope, c));
-  const visible = visibility(ctx, scope);
-  const all = visible ? [visible, ...conditions] : conditions;
+  const all = levelWhere(ctx, scope, ast.select, ast.where, [table]);
   const where = all.length ? join(all, ' AND ') : sql`TRUE`;
   const from = sql`${tableRef(table)} AS ${scope.alias} WHERE ${where}`;
 
@@ -61,10 +59,10 @@ export function planQuery(ast: QueryAst, catalogue: Catalogue, options: PlanOpti
       expr: sql`count(*)`,
     }));
     // an order is checked, but one aggregated row has nothing to order
-    ast.order?.forEach((term) => resolveField(scope, term.field));
+    if (ast.order) orderSql(ctx, scope, ast.order, ast.select);
   } else {
     columns = selectColumns(ctx, scope, ast.select);
-    order = ast.order ? orderTerms(scope, ast.order) : orderOf(scope, table.defaultOrder ?? []);
+    order = ast.order ? orderSql(ctx, scope, ast.order, ast.select) : orderOf(scope, table.defaultOrder ?? []);
   }
   if (columns.length > MAX_OUTPUT_COLUMNS) throw badQuery(`at most ${MAX_OUTPUT_COLUMNS} columns can be selected`);
 
@@ -88,14 +86,4 @@ export function planQuery(ast: QueryAst, catalogue: Catalogue, options: PlanOpti
     offset: ast.offset,
     count: ast.count,
   };
-}
-
-function orderTerms(scope: ReturnType<typeof newScope>, terms: NonNullable<QueryAst['order']>): Fragment {
-  return join(
-    terms.map((term) => {
-      const { expr } = resolveField(scope, term.field);
-      return sql`${expr}${orderSuffix(term)}`;
-    }),
-    ', ',
-  );
 }

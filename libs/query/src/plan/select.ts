@@ -8,7 +8,7 @@
 // PostgREST's shapes: a to-one embed is an object or null, a to-many embed an
 // array, `[]` when empty (QuerySpec "rows with missing parents are included",
 // "rows with no children return [] instead of null").
-import type { FieldRef, SelectItem } from '../ast.js';
+import type { Condition, FieldRef, OrderTerm, SelectItem } from '../ast.js';
 import type { CatalogueRelation, CatalogueTable, OrderSpec } from '../catalogue.js';
 import { badQuery, echo } from '../errors.js';
 import {
@@ -21,8 +21,10 @@ import {
   tableVisible,
   visibility,
 } from './context.js';
+import { type EmbedItem, type EmbedParams, NO_PARAMS, embedKey, embedNamed } from './embedded.js';
 import { pathKey, resolveField } from './fields.js';
 import { type Fragment, ident, join, param, sql } from './sql.js';
+import { conditionSql } from './where.js';
 
 /** How a top-level output column is turned into a JSON value (src/run.ts). */
 export type OutputKind = 'text' | 'numeric' | 'boolean' | 'json' | 'count';
@@ -148,43 +150,161 @@ function joinConditions(ctx: PlanContext, parent: Scope, scope: Scope, relation:
     }
     return sql`${columnRef(scope, b)} = ${columnRef(parent, a)}`;
   });
+  return join(joins, ' AND ');
+}
+
+/** One table of an embed as it is read: its scope and `FROM … WHERE …` (join, visibility, the embed's filters). */
+interface Read {
+  readonly scope: Scope;
+  readonly from: Fragment;
+}
+
+interface EmbedReads {
+  readonly relation: CatalogueRelation;
+  readonly tables: readonly CatalogueTable[];
+  readonly params: EmbedParams;
+  readonly reads: readonly Read[];
+}
+
+/** The tables an embed reads, each with its rows filtered: by the join, the caller's chains and the embed's own filters. */
+function embedReads(ctx: PlanContext, parent: Scope, item: EmbedItem): EmbedReads {
+  const { relation, tables } = findRelation(ctx, parent, item.relation, item.hint);
+  const params = ctx.embedded.get(item) ?? NO_PARAMS;
+  const reads = tables.map((table) => {
+    const scope = newScope(ctx, table, 'e');
+    const where = [joinConditions(ctx, parent, scope, relation), ...levelWhere(ctx, scope, item.select, params.where, tables)];
+    return { scope, from: sql`${tableRef(table)} AS ${scope.alias} WHERE ${join(where, ' AND ')}` };
+  });
+  return { relation, tables, params, reads };
+}
+
+function pageSql(limit: number | null, offset: number): Fragment {
+  return sql`${limit === null ? sql`` : sql` LIMIT ${param(limit)}`}${offset > 0 ? sql` OFFSET ${param(offset)}` : sql``}`;
+}
+
+/** A to-one embed has one row at most: a limit above 1 is 1, and any offset leaves none. */
+const toOneLimit = (params: EmbedParams): number => Math.min(params.limit ?? 1, 1);
+
+/**
+ * Whether an embed has a row for the parent row, after its filters and its
+ * page (PostgREST's `!inner` and `embed=not.is.null`: its json is not NULL).
+ */
+function embedExists(ctx: PlanContext, parent: Scope, item: EmbedItem): Fragment {
+  const { relation, params, reads } = embedReads(ctx, parent, item);
+  if (relation.cardinality === 'one') {
+    if (toOneLimit(params) === 0 || params.offset > 0) return sql`FALSE`;
+    const each = reads.map(({ from }) => sql`EXISTS (SELECT 1 FROM ${from})`);
+    return each.length === 1 ? each[0] : sql`(${join(each, ' OR ')})`;
+  }
+  const page = pageSql(params.limit, params.offset);
+  if (reads.length === 1) return sql`EXISTS (SELECT 1 FROM ${reads[0].from}${page})`;
+  return sql`EXISTS (SELECT 1 FROM (${join(reads.map(({ from }) => sql`SELECT 1 FROM ${from}`), ' UNION ALL ')}) AS ${newScope(ctx, reads[0].scope.table, 'e').alias}${page})`;
+}
+
+/**
+ * The WHERE of one level (the top, or one table of an embed), beside joins
+ * and visibility: its conditions, where `embed=is.null` tests an embed of the
+ * level, and the existence of every `!inner` embed. `tables`: the tables of
+ * the relation the level reads; an embed some of them lack (an older version)
+ * has no row in the others.
+ */
+export function levelWhere(ctx: PlanContext, scope: Scope, items: readonly SelectItem[], conditions: readonly Condition[], tables: readonly CatalogueTable[]): Fragment[] {
+  const embeds = items.filter((i): i is EmbedItem => i.kind === 'embed');
+  const lacks = (item: EmbedItem) => !offers(ctx, scope.table, item.relation, item.hint) && tables.some((t) => t !== scope.table && offers(ctx, t, item.relation, item.hint));
+  const exists = (item: EmbedItem) => (lacks(item) ? sql`FALSE` : embedExists(ctx, scope, item));
+  const embedIsNull = (name: string) => {
+    const item = embeds.find((e) => embedKey(e) === name);
+    return item && sql`NOT (${exists(item)})`;
+  };
+  const out = conditions.map((c) => conditionSql(scope, c, { tables, embedIsNull }));
+  for (const item of embeds) if (item.inner) out.push(exists(item));
   const visible = visibility(ctx, scope);
-  return join(visible ? [...joins, visible] : joins, ' AND ');
+  return visible ? [visible, ...out] : out;
+}
+
+/** An order term as an expression and its type, for a level whose select is `items`; a related term reads its to-one embed. */
+function orderTermExpr(ctx: PlanContext, scope: Scope, term: OrderTerm, items: readonly SelectItem[], tables: readonly CatalogueTable[]) {
+  if (term.relation === undefined) return resolveField(scope, term.field, tables);
+  const item = embedNamed(items, term.relation, { order: term.relation });
+  if (embedKey(item) !== term.relation) notEmbeddedForOrder(term.relation);
+  const e = embedReads(ctx, scope, item);
+  if (e.relation.cardinality !== 'one') {
+    throw badQuery(`a related order on ${echo(term.relation)} is not possible: it is not a to-one embedded resource of ${echo(scope.table.name)}`, {
+      order: term.relation,
+      table: scope.table.name,
+    });
+  }
+  const values = e.reads.map(({ scope: s, from }) => {
+    const field = resolveField(s, term.field, e.tables);
+    return { field, expr: sql`(SELECT ${field.expr} FROM ${from}${pageSql(toOneLimit(e.params), e.params.offset)})` };
+  });
+  return { type: values[0].field.type, expr: values.length === 1 ? values[0].expr : sql`coalesce(${join(values.map((v) => v.expr), ', ')})` };
+}
+
+function notEmbeddedForOrder(name: string): never {
+  throw badQuery(`${echo(name)} is not an embedded resource in this request: a related order names the embed's alias if it has one`, { order: name });
+}
+
+/** `ORDER BY` terms of a request's order at one level. */
+export function orderSql(ctx: PlanContext, scope: Scope, terms: readonly OrderTerm[], items: readonly SelectItem[], tables: readonly CatalogueTable[] = []): Fragment {
+  return join(
+    terms.map((term) => sql`${orderTermExpr(ctx, scope, term, items, tables).expr}${orderSuffix(term)}`),
+    ', ',
+  );
 }
 
 /**
  * The correlated subquery of one embedded resource: JSON (an object or null,
  * or an array). A relation over several tables reads each: a to-one embed
- * takes the first row found, a to-many embed all rows of all tables in the
- * first table's default order.
+ * takes the first row found, a to-many embed all rows of all tables in one
+ * order (the request's for this embed, else the first table's default
+ * order), paged as the request asks.
  */
-function embedSubquery(ctx: PlanContext, parent: Scope, item: Extract<SelectItem, { kind: 'embed' }>): Fragment {
-  const { relation, tables } = findRelation(ctx, parent, item.relation, item.hint);
-  const reads = tables.map((table) => {
-    const scope = newScope(ctx, table, 'e');
-    const from = sql`${tableRef(table)} AS ${scope.alias} WHERE ${joinConditions(ctx, parent, scope, relation)}`;
-    return { scope, from, object: jsonObject(embedPairs(ctx, scope, item.select, tables)) };
-  });
+function embedSubquery(ctx: PlanContext, parent: Scope, item: EmbedItem): Fragment {
+  const { relation, tables, params, reads } = embedReads(ctx, parent, item);
+  const objects = reads.map(({ scope }) => jsonObject(embedPairs(ctx, scope, item.select, tables)));
   if (relation.cardinality === 'one') {
-    const rows = reads.map(({ object, from }) => sql`(SELECT ${object} FROM ${from} LIMIT 1)`);
+    const page = pageSql(toOneLimit(params), params.offset);
+    // an order changes nothing in one row, but its names are checked as everywhere
+    const rows = reads.map(({ scope, from }, i) => {
+      const order = params.order ? sql` ORDER BY ${orderSql(ctx, scope, params.order, item.select, tables)}` : sql``;
+      return sql`(SELECT ${objects[i]} FROM ${from}${order}${page})`;
+    });
     return rows.length === 1 ? rows[0] : sql`coalesce(${join(rows, ', ')})`;
   }
-  const specs = tables[0].defaultOrder ?? [];
-  if (reads.length === 1) {
-    const [{ scope, object, from }] = reads;
-    const order = orderOf(scope, specs);
-    return sql`(SELECT coalesce(json_agg(${order ? sql`${object} ORDER BY ${order}` : object}), '[]'::json) FROM ${from})`;
+  // the order keys of each table's rows; the suffixes are the same in every table
+  const keys = reads.map(({ scope }) =>
+    params.order
+      ? params.order.map((term) => ({ ...orderTermExpr(ctx, scope, term, item.select, tables), suffix: orderSuffix(term) }))
+      : (tables[0].defaultOrder ?? []).map((s) => ({ expr: orderColumn(scope, s), type: null, suffix: orderSuffix(s) })),
+  );
+  const paged = params.limit !== null || params.offset > 0;
+  if (reads.length === 1 && !paged) {
+    const order = keys[0].length ? join(keys[0].map((k) => sql`${k.expr}${k.suffix}`), ', ') : null;
+    return sql`(SELECT coalesce(json_agg(${order ? sql`${objects[0]} ORDER BY ${order}` : objects[0]}), '[]'::json) FROM ${reads[0].from})`;
   }
-  // one list of the rows of every table: each row's object with its order keys (the same columns in each table)
-  const all = newScope(ctx, tables[0], 'e');
-  const keys = specs.map((_, i) => ident(`k${i}`));
-  const rows = reads.map(({ scope, object, from }) => {
-    const values = specs.map((s, i) => sql`${orderColumn(scope, s)} AS ${keys[i]}`);
-    return sql`SELECT ${join([sql`${object} AS ${ident('o')}`, ...values], ', ')} FROM ${from}`;
+  // one list of the rows of every table: each row's object with its order keys, ordered and paged, then aggregated in that order
+  keys[0].forEach((k, i) => {
+    if (k.type !== null && keys.some((other) => other[i].type !== k.type)) {
+      throw badQuery(`${echo(item.alias ?? item.relation)} cannot be ordered by a column whose type differs between the tables it reads`, {
+        relation: item.relation,
+      });
+    }
   });
-  const order = join(specs.map((s, i) => sql`${all.alias}.${keys[i]}${orderSuffix(s)}`), ', ');
-  const object = sql`${all.alias}.${ident('o')}`;
-  return sql`(SELECT coalesce(json_agg(${specs.length ? sql`${object} ORDER BY ${order}` : object}), '[]'::json) FROM (${join(rows, ' UNION ALL ')}) AS ${all.alias})`;
+  const names = keys[0].map((_, i) => ident(`k${i}`));
+  const rows = reads.map(({ from }, r) => {
+    const values = keys[r].map((k, i) => sql`${k.expr} AS ${names[i]}`);
+    return sql`SELECT ${join([sql`${objects[r]} AS ${ident('o')}`, ...values], ', ')} FROM ${from}`;
+  });
+  const all = newScope(ctx, tables[0], 'e').alias;
+  const order = join(keys[0].map((k, i) => sql`${all}.${names[i]}${k.suffix}`), ', ');
+  let source = sql`(${join(rows, ' UNION ALL ')}) AS ${all}`;
+  if (paged) {
+    const inner = join(keys[0].map((k, i) => sql`${names[i]}${k.suffix}`), ', ');
+    source = sql`(SELECT * FROM ${source}${keys[0].length ? sql` ORDER BY ${inner}` : sql``}${pageSql(params.limit, params.offset)}) AS ${all}`;
+  }
+  const object = sql`${all}.${ident('o')}`;
+  return sql`(SELECT coalesce(json_agg(${keys[0].length ? sql`${object} ORDER BY ${order}` : object}), '[]'::json) FROM ${source})`;
 }
 
 /**
@@ -205,7 +325,7 @@ function embedPairs(ctx: PlanContext, scope: Scope, items: readonly SelectItem[]
       pairs.push([key, missing ? sql`NULL` : resolveField(scope, item.field).expr]);
     } else if (item.kind === 'embed') {
       const missing = elsewhere((t) => offers(ctx, t, item.relation, item.hint));
-      pairs.push([item.alias ?? item.relation, missing ? sql`NULL` : embedSubquery(ctx, scope, item)]);
+      pairs.push([embedKey(item), missing ? sql`NULL` : embedSubquery(ctx, scope, item)]);
     } else {
       throw badQuery(`count() is not supported inside an embedded resource (${echo(scope.table.name)})`);
     }
@@ -248,7 +368,7 @@ export function selectColumns(ctx: PlanContext, scope: Scope, items: readonly Se
     } else if (item.kind === 'field') {
       out.push(fieldColumn(scope, item.field, item.alias));
     } else if (item.kind === 'embed') {
-      out.push({ key: item.alias ?? item.relation, kind: 'json', expr: sql`${embedSubquery(ctx, scope, item)}::text` });
+      out.push({ key: embedKey(item), kind: 'json', expr: sql`${embedSubquery(ctx, scope, item)}::text` });
     }
   }
   return out;

@@ -10,6 +10,7 @@
 import type { Condition, Predicate } from '../ast.js';
 import { badQuery, echo } from '../errors.js';
 import { fieldText } from '../parse/names.js';
+import type { CatalogueTable } from '../catalogue.js';
 import type { Scope } from './context.js';
 import { type ResolvedField, resolveField } from './fields.js';
 import { type Cast, type Fragment, join, param, sql } from './sql.js';
@@ -59,13 +60,25 @@ function predicateSql(field: ResolvedField, predicate: Predicate, source: string
   }
 }
 
-export function conditionSql(scope: Scope, condition: Condition): Fragment {
+export interface ConditionContext {
+  /** the tables of the relation the scope reads (see resolveField) */
+  readonly tables?: readonly CatalogueTable[];
+  /**
+   * `name=is.null` where `name` is an embed of this level (its alias, else its
+   * relation): the test that it has no row; undefined for other names, which
+   * are columns (PostgREST's `addNullEmbedFilters`).
+   */
+  readonly embedIsNull?: (name: string) => Fragment | undefined;
+}
+
+export function conditionSql(scope: Scope, condition: Condition, cc: ConditionContext = {}): Fragment {
   if (condition.kind === 'filter') {
-    const field = resolveField(scope, condition.field);
-    const test = predicateSql(field, condition.predicate, condition.source || fieldText(condition.field));
+    const { field: f, predicate } = condition;
+    const embedNull = f.path.length === 0 && predicate.op === 'is' && predicate.value === 'null' ? cc.embedIsNull?.(f.name) : undefined;
+    const test = embedNull ?? predicateSql(resolveField(scope, f, cc.tables), predicate, condition.source || fieldText(f));
     return condition.negated ? sql`NOT (${test})` : test;
   }
-  const parts = condition.children.map((child) => sql`(${conditionSql(scope, child)})`);
+  const parts = condition.children.map((child) => sql`(${conditionSql(scope, child, cc)})`);
   const tree = sql`(${join(parts, condition.op === 'and' ? ' AND ' : ' OR ')})`;
   return condition.negated ? sql`NOT ${tree}` : tree;
 }
