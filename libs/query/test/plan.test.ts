@@ -243,8 +243,15 @@ describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)',
     };
     const cat = catalogueOf([owner, version('I', 't_i2', 'text'), version('I@1', 't_i1', 'integer')]);
     expect(failure(() => plan('select=I(*)&I.order=qty', 'O', VISIBLE, cat)).message).toBe("'I' cannot be ordered by a column whose type differs between the tables it reads");
-    // filters are typed per table: each version compares with its own type
+    // filters are typed per table: each version compares with its own type, and a value or operator that does not fit one matches none of its rows
     expect(plan('select=I(*)&I.qty=eq.5&I.order=address', 'O', VISIBLE, cat).bindings).toEqual(expect.arrayContaining(['5']));
+    for (const filter of ['I.qty=eq.abc', 'I.qty=like.a*', 'I.or=(qty.eq.abc,qty.is.null)']) {
+      const p = plan(`select=I(*)&${filter}`, 'O', VISIBLE, cat);
+      expect(p.sql).toMatch(/"t_i2" AS e\d+ WHERE [^)]*"qty"/);
+      expect(p.sql).toContain('FALSE');
+    }
+    expect(failure(() => plan('select=I(*)&I.nope=eq.1', 'O', VISIBLE, cat)).message).toBe("column 'nope' does not exist in 'I'");
+    expect(failure(() => plan('select=I(*)&I.address=like.1%5C', 'O', VISIBLE, cat)).message).toContain('cannot end with an unpaired backslash');
   });
 
   test('more than 1000 output columns are refused', () => {

@@ -238,7 +238,12 @@ function orderTermExpr(ctx: PlanContext, scope: Scope, term: OrderTerm, items: r
     const field = resolveField(s, term.field, e.tables);
     return { field, expr: sql`(SELECT ${field.expr} FROM ${from}${pageSql(toOneLimit(e.params), e.params.offset)})` };
   });
+  if (values.some((v) => v.field.type !== values[0].field.type)) typesDiffer(term.relation, item.relation);
   return { type: values[0].field.type, expr: values.length === 1 ? values[0].expr : sql`coalesce(${join(values.map((v) => v.expr), ', ')})` };
+}
+
+function typesDiffer(name: string, relation: string): never {
+  throw badQuery(`${echo(name)} cannot be ordered by a column whose type differs between the tables it reads`, { relation });
 }
 
 function notEmbeddedForOrder(name: string): never {
@@ -285,11 +290,7 @@ function embedSubquery(ctx: PlanContext, parent: Scope, item: EmbedItem): Fragme
   }
   // one list of the rows of every table: each row's object with its order keys, ordered and paged, then aggregated in that order
   keys[0].forEach((k, i) => {
-    if (k.type !== null && keys.some((other) => other[i].type !== k.type)) {
-      throw badQuery(`${echo(item.alias ?? item.relation)} cannot be ordered by a column whose type differs between the tables it reads`, {
-        relation: item.relation,
-      });
-    }
+    if (k.type !== null && keys.some((other) => other[i].type !== k.type)) typesDiffer(embedKey(item), item.relation);
   });
   const names = keys[0].map((_, i) => ident(`k${i}`));
   const rows = reads.map(({ from }, r) => {

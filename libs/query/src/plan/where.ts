@@ -8,6 +8,7 @@
 // - not.: NOT (test), so a NULL matches neither `eq` nor `not.eq`;
 // - and/or trees: parenthesised AND/OR, `not.` wraps them in NOT.
 import type { Condition, Predicate } from '../ast.js';
+import { PlatformError } from '@platform/common';
 import { badQuery, echo } from '../errors.js';
 import { fieldText } from '../parse/names.js';
 import type { CatalogueTable } from '../catalogue.js';
@@ -60,6 +61,29 @@ function predicateSql(field: ResolvedField, predicate: Predicate, source: string
   }
 }
 
+/** The column types of `name` in the tables of a relation (integer and numeric compare alike). */
+function typesOf(tables: readonly CatalogueTable[], name: string): Set<string> {
+  return new Set(tables.flatMap((t) => {
+    const type = t.columns.get(name)?.type;
+    return type === undefined ? [] : [type === 'integer' ? 'numeric' : type];
+  }));
+}
+
+/**
+ * A filter on a column. In a relation over tables where the column's type
+ * differs (a variable whose type changed between versions), a value or an
+ * operator that does not fit this table's type matches none of its rows
+ * rather than refusing a request that fits another table.
+ */
+function fieldTest(scope: Scope, condition: Extract<Condition, { kind: 'filter' }>, tables: readonly CatalogueTable[]): Fragment {
+  try {
+    return predicateSql(resolveField(scope, condition.field, tables), condition.predicate, condition.source || fieldText(condition.field));
+  } catch (err) {
+    if (err instanceof PlatformError && err.code === 'BAD_QUERY' && typesOf(tables, condition.field.name).size > 1) return sql`FALSE`;
+    throw err;
+  }
+}
+
 export interface ConditionContext {
   /** the tables of the relation the scope reads (see resolveField) */
   readonly tables?: readonly CatalogueTable[];
@@ -75,7 +99,7 @@ export function conditionSql(scope: Scope, condition: Condition, cc: ConditionCo
   if (condition.kind === 'filter') {
     const { field: f, predicate } = condition;
     const embedNull = f.path.length === 0 && predicate.op === 'is' && predicate.value === 'null' ? cc.embedIsNull?.(f.name) : undefined;
-    const test = embedNull ?? predicateSql(resolveField(scope, f, cc.tables), predicate, condition.source || fieldText(f));
+    const test = embedNull ?? fieldTest(scope, condition, cc.tables ?? []);
     return condition.negated ? sql`NOT (${test})` : test;
   }
   const parts = condition.children.map((child) => sql`(${conditionSql(scope, child, cc)})`);
