@@ -202,6 +202,43 @@ const CORPUS: Case[] = [
         'lot', (SELECT json_build_object('qty', l.{Lot:qty}) FROM [Lot] l WHERE l.address = t.{Deal:lot} AND l.chain_id = t.chain_id AND l.chain_id = ''))::text
       FROM [history@Deal] t WHERE t.chain_id = '' AND t.{Deal:qty} < 30 ORDER BY t.block_number DESC, t.h_seq DESC`,
   },
+  // filters, order and pages of embedded resources; !inner, null filters on embeds, ordering by a to-one embed's column
+  {
+    query: 'select=name,Deal!lot(qty)&Deal.qty=gte.20&Deal.order=qty.desc&Deal.limit=2&order=name',
+    sql: `SELECT json_build_object('name', {name}, 'Deal', coalesce((SELECT json_agg(json_build_object('qty', p.q) ORDER BY p.q DESC) FROM (
+          SELECT d.{Deal:qty} AS q FROM [Deal] d WHERE d.{Deal:lot} = t.address AND d.chain_id = t.chain_id AND d.chain_id = '' AND d.{Deal:qty} >= 20
+          ORDER BY d.{Deal:qty} DESC LIMIT 2) p), '[]'))::text FROM [Lot] t WHERE t.chain_id = '' ORDER BY {name}`,
+  },
+  {
+    query: 'select=name,Deal!alt!inner(qty)&Deal.or=(qty.lt.20,qty.gt.50)&order=name',
+    sql: `SELECT json_build_object('name', {name}, 'Deal', (SELECT json_agg(json_build_object('qty', d.{Deal:qty}) ORDER BY d.block_number, d.address)
+        FROM [Deal] d WHERE d.{Deal:alt} = t.address AND d.chain_id = t.chain_id AND d.chain_id = '' AND (d.{Deal:qty} < 20 OR d.{Deal:qty} > 50)))::text
+      FROM [Lot] t WHERE t.chain_id = '' AND EXISTS (SELECT 1 FROM [Deal] d WHERE d.{Deal:alt} = t.address AND d.chain_id = t.chain_id AND d.chain_id = ''
+        AND (d.{Deal:qty} < 20 OR d.{Deal:qty} > 50)) ORDER BY {name}`,
+  },
+  {
+    query: 'select=name,Deal!lot(qty)&Deal=is.null&order=name',
+    sql: `SELECT json_build_object('name', {name}, 'Deal', '[]'::json)::text FROM [Lot] t WHERE t.chain_id = ''
+      AND NOT EXISTS (SELECT 1 FROM [Deal] d WHERE d.{Deal:lot} = t.address AND d.chain_id = t.chain_id AND d.chain_id = '') ORDER BY {name}`,
+  },
+  {
+    table: 'Deal',
+    query: 'select=qty,alt(name,qty)&alt.qty=gt.20&alt=not.is.null&order=alt(name).desc,qty',
+    sql: `SELECT json_build_object('qty', t.{Deal:qty}, 'alt', (SELECT json_build_object('name', l.{Lot:name}, 'qty', l.{Lot:qty}) FROM [Lot] l
+          WHERE l.address = t.{Deal:alt} AND l.chain_id = t.chain_id AND l.chain_id = '' AND l.{Lot:qty} > 20))::text
+      FROM [Deal] t WHERE t.chain_id = ''
+        AND EXISTS (SELECT 1 FROM [Lot] l WHERE l.address = t.{Deal:alt} AND l.chain_id = t.chain_id AND l.chain_id = '' AND l.{Lot:qty} > 20)
+      ORDER BY (SELECT l.{Lot:name} FROM [Lot] l WHERE l.address = t.{Deal:alt} AND l.chain_id = t.chain_id AND l.chain_id = '' AND l.{Lot:qty} > 20) DESC, t.{Deal:qty}`,
+  },
+  {
+    table: 'Deal',
+    query: 'select=qty,lot(name,Deal!alt(qty))&lot.Deal.qty=lt.40&lot.name=not.like.*W*&order=qty',
+    sql: `SELECT json_build_object('qty', t.{Deal:qty}, 'lot', (SELECT json_build_object('name', l.{Lot:name}, 'Deal', coalesce(
+          (SELECT json_agg(json_build_object('qty', d.{Deal:qty}) ORDER BY d.block_number, d.address) FROM [Deal] d
+           WHERE d.{Deal:alt} = l.address AND d.chain_id = l.chain_id AND d.chain_id = '' AND d.{Deal:qty} < 40), '[]'))
+        FROM [Lot] l WHERE l.address = t.{Deal:lot} AND l.chain_id = t.chain_id AND l.chain_id = '' AND NOT (l.{Lot:name} LIKE '%W%')))::text
+      FROM [Deal] t WHERE t.chain_id = '' ORDER BY t.{Deal:qty}`,
+  },
 ];
 
 async function internal(table: string): Promise<{ sql: string; columns: Array<[string, string]> }> {

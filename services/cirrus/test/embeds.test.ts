@@ -162,13 +162,6 @@ describe('reverse embeds: the rows that refer to this one', () => {
     expect(await rows('Item@1', `select=Beta-Bid(address)&address=eq.${addr.i2}`)).toEqual([{ 'Beta-Bid': [{ address: addr.bb }] }]);
   });
 
-  test('filters, order and limit on an embedded resource are refused by name (not supported)', async () => {
-    for (const query of ['select=Order!buyerItem(*)&Order.qty=gt.5', 'select=Order!buyerItem(*)&Order.order=qty', 'select=Order!buyerItem(*)&Order.limit=1']) {
-      const err = await h.failure('Item@1', query);
-      expect([err.code, err.message]).toEqual(['BAD_QUERY', expect.stringMatching(/^'Order\.(qty|order|limit)': .* on embedded resources (is|are) not supported$/) as unknown]);
-    }
-  });
-
   test('the forward direction is also spelled by the variable (PostgREST’s column embed)', async () => {
     expect(await rows('Order@1', `select=buyerItem(qty),seller:sellerItem(qty)&address=eq.${addr.o1}`)).toEqual([{ buyerItem: { qty: 1 }, seller: { qty: 2 } }]);
     expect(await rows('Order@1', `select=Item!sellerItem(address)&address=eq.${addr.o3}`)).toEqual([{ Item: null }]);
@@ -185,6 +178,79 @@ describe('reverse embeds: the rows that refer to this one', () => {
       { n: 1, children: inOrder('n2', 'n3').map((k) => ({ n: n[k], Node: [] })), next: null },
       { n: 2, children: [], next: { next: null } },
     ]);
+  });
+});
+
+describe('filters, order, pages, !inner and null filters on embeds', () => {
+  test('a filter on a reverse embed filters its array, not the items', async () => {
+    expect(await rows('Item@1', 'select=qty,Order!buyerItem(qty)&Order.qty=gt.5&order=qty')).toEqual([
+      { qty: 1, Order: [{ qty: 10 }] },
+      { qty: 2, Order: [{ qty: 7 }] },
+      { qty: 3, Order: [] },
+    ]);
+    // an alias names the embed; nested and/or trees and not. as at the top level
+    expect(await rows('Item@1', 'select=qty,sold:Order!sellerItem(qty)&sold.or=(qty.lt.5,qty.eq.many)&order=qty')).toEqual([
+      { qty: 1, sold: [{ qty: 4 }, { qty: 'many' }] },
+      { qty: 2, sold: [] },
+      { qty: 3, sold: [] },
+    ]);
+  });
+
+  test('order, limit and offset page each embed’s rows, across the versions it reads', async () => {
+    const i1 = `address=eq.${addr.i1}`;
+    expect(await rows('Item@1', `select=Order!sellerItem(qty)&Order.order=block_number.desc&Order.limit=1&${i1}`)).toEqual([{ Order: [{ qty: 'many' }] }]);
+    expect(await rows('Item@1', `select=Order!sellerItem(qty)&Order.order=block_number.desc&Order.offset=1&${i1}`)).toEqual([{ Order: [{ qty: 4 }] }]);
+    // qty is a number in one version and a string in the other: one order over both has no meaning
+    const err = await h.failure('Item@1', 'select=Order!sellerItem(qty)&Order.order=qty');
+    expect([err.code, err.message]).toEqual(['BAD_QUERY', "'Order' cannot be ordered by a column whose type differs between the tables it reads"]);
+  });
+
+  test('a to-one embed whose row fails its filters is null; its variable names it in filters, in null filters and in related orders', async () => {
+    expect(await rows('Order@1', 'select=qty,buyerItem(qty)&buyerItem.qty=eq.2&order=qty')).toEqual([
+      { qty: 4, buyerItem: null },
+      { qty: 5, buyerItem: null },
+      { qty: 7, buyerItem: { qty: 2 } },
+      { qty: 10, buyerItem: null },
+    ]);
+    // the embed, not the column of the same name, is what buyerItem=not.is.null tests
+    expect(await rows('Order@1', 'select=qty,buyerItem(qty)&buyerItem.qty=eq.2&buyerItem=not.is.null')).toEqual([{ qty: 7, buyerItem: { qty: 2 } }]);
+    // ordered by the address of the contract each order's sellerItem refers to; o3's refers to none
+    const seller: Record<string, string> = { o1: addr.i2, o2: addr.i1, o5: addr.i3 };
+    const qty: Record<string, number> = { o1: 10, o2: 4, o5: 5 };
+    expect(await rows('Order@1', 'select=qty,sellerItem(address)&order=sellerItem(address).nullslast,qty')).toEqual([
+      ...Object.keys(seller)
+        .sort((a, b) => (seller[a] < seller[b] ? -1 : 1))
+        .map((o) => ({ qty: qty[o], sellerItem: { address: seller[o] } })),
+      { qty: 7, sellerItem: null },
+    ]);
+    expect((await h.failure('Order@1', 'select=qty,sellerItem(qty)&order=sellerItem(qty)')).message).toBe(
+      "'sellerItem' cannot be ordered by a column whose type differs between the tables it reads",
+    );
+  });
+
+  test('!inner and null filters keep or drop the parent rows', async () => {
+    expect(await rows('Item@1', 'select=qty,Order!buyerItem!inner(qty)&Order.qty=lt.8&order=qty')).toEqual([
+      { qty: 1, Order: [{ qty: 4 }] },
+      { qty: 2, Order: [{ qty: 7 }] },
+    ]);
+    expect(await rows('Item@1', 'select=qty,Order!buyerItem(qty)&Order=is.null')).toEqual([{ qty: 3, Order: [] }]);
+    expect(await rows('Order', 'select=qty,seller:Item!sellerItem!inner(qty)')).toEqual([{ qty: 'many', seller: { qty: 1 } }]);
+    expect(await rows('Order@1', 'select=qty,seller:sellerItem!inner(qty)&seller.qty=gte.2&order=qty')).toEqual([
+      { qty: 5, seller: { qty: 3 } },
+      { qty: 10, seller: { qty: 2 } },
+    ]);
+  });
+
+  test('an embed name that is not in select is a 400 naming it', async () => {
+    for (const [query, name] of [
+      ['select=qty&Order.qty=gt.5', 'Order'],
+      ['select=qty,Order!buyerItem(qty)&Orders.limit=1', 'Orders'],
+      ['select=qty,Order!buyerItem(qty)&Order.Item.qty=eq.1', 'Item'],
+      ['select=qty&order=Order(qty)', 'Order'],
+    ]) {
+      const err = await h.failure('Item@1', query);
+      expect([err.code, err.message]).toEqual(['BAD_QUERY', expect.stringContaining(`'${name}' is not an embedded resource in this request`) as unknown]);
+    }
   });
 });
 
@@ -247,6 +313,17 @@ describe('privacy of embedded tables', () => {
         { address: addr.pi, chainId: PRIVATE, Holder: [{ address: addr.h1, chainId: PRIVATE }] },
       ],
     );
+    // filters, !inner and null filters on it: alice's rows only on her chains; for bob, the same 400 as an unknown embed
+    expect(await rows('Item@1', 'select=address,Holder!inner(address)&Holder.chainId=eq.' + PRIVATE, 'alice')).toEqual([
+      { address: addr.pi, Holder: [{ address: addr.h1 }] },
+    ]);
+    expect(await rows('Item@1', 'select=address,Holder(address)&Holder=not.is.null', 'alice')).toEqual([{ address: addr.pi, Holder: [{ address: addr.h1 }] }]);
+    for (const tail of ['Holder.chainId=eq.' + PRIVATE, 'Holder=not.is.null', 'Holder.limit=1', 'order=Holder(address)']) {
+      const hidden = await h.failure('Item@1', `select=address,Holder(address)&${tail}`, 'bob');
+      const unknown = await h.failure('Item@1', `select=address,Nope(address)&${tail.replace('Holder', 'Nope')}`, 'bob');
+      expect([hidden.code, hidden.message.replace("'Holder'", "'X'")]).toEqual([unknown.code, unknown.message.replace("'Nope'", "'X'")]);
+    }
+    expect((await h.failure('Item@1', 'select=address,Holder!inner(address)', 'bob')).message).toBe("no embeddable resource 'Holder' from 'Item@1'");
     // bob sees the main chain's items only
     expect(await rows('Item@1', 'select=chainId,Listing(chainId)&order=qty', 'bob')).toEqual([
       { chainId: '', Listing: [] },
