@@ -141,7 +141,7 @@ function offers(ctx: PlanContext, table: CatalogueTable, name: string, hint: str
   return matching(embeddable(ctx, table), name, hint).length > 0;
 }
 
-function joinConditions(ctx: PlanContext, parent: Scope, scope: Scope, relation: CatalogueRelation): Fragment {
+function joinConditions(parent: Scope, scope: Scope, relation: CatalogueRelation): Fragment {
   const joins = relation.on.map(([from, to]) => {
     const a = catalogueColumn(parent.table, from);
     const b = catalogueColumn(scope.table, to);
@@ -172,7 +172,7 @@ function embedReads(ctx: PlanContext, parent: Scope, item: EmbedItem): EmbedRead
   const params = ctx.embedded.get(item) ?? NO_PARAMS;
   const reads = tables.map((table) => {
     const scope = newScope(ctx, table, 'e');
-    const where = [joinConditions(ctx, parent, scope, relation), ...levelWhere(ctx, scope, item.select, params.where, tables)];
+    const where = [joinConditions(parent, scope, relation), ...levelWhere(ctx, scope, item.select, params.where, tables)];
     return { scope, from: sql`${tableRef(table)} AS ${scope.alias} WHERE ${join(where, ' AND ')}` };
   });
   return { relation, tables, params, reads };
