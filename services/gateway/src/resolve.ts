@@ -76,8 +76,6 @@ export class ResolveHub {
    */
   async settle(fetch: () => Promise<TxResult[]>, timeoutMs: number, requestId?: string): Promise<TxResult[]> {
     const window = this.openWindow();
-    const opened = this.notices;
-    let results: TxResult[];
     const final = new Map<string, TxResult>();
     let pending: string[] = [];
     let wakeAll: () => void = () => {};
@@ -87,39 +85,42 @@ export class ResolveHub {
       final.set(result.hash, result);
       if (final.size === pending.length) wakeAll();
     };
+    let timer: NodeJS.Timeout | undefined;
     try {
-      results = await fetch();
+      const results = await fetch();
       pending = [...new Set(results.filter((r) => r.status === 'Pending').map((r) => r.hash))];
       if (pending.length === 0) return results;
       for (const hash of pending) this.addWaiter(hash, record);
-      // what came while the request did not yet know its hashes
-      const stored: string[] = [];
-      for (const hash of pending) {
-        const seen = this.seen.get(hash);
-        if (seen && 'result' in seen) record(seen.result);
-        else if (seen) stored.push(hash);
-      }
-      this.readStored(stored);
-      if (opened < this.forgottenAt) {
-        // what came for it may have been forgotten: read what is final by now
-        const read = await call(this.nc, TX.results, { hashes: pending }, requestId ? { requestId } : {});
-        for (const result of read) record(result);
-      }
-    } finally {
+      await this.recall(pending, window, record, requestId);
+      // registered: from here its notices wake it directly
       this.closeWindow(window);
-    }
-    let timer: NodeJS.Timeout | undefined;
-    try {
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
       if (final.size < pending.length && (await Promise.race([allFinal, timedOut])) === 'timeout') {
         const unresolved = pending.filter((hash) => !final.has(hash));
         throw new PlatformError('TIMEOUT', `not resolved within ${Math.round(timeoutMs / 1000)} s; the transactions stay trackable by hash`, { hashes: results.map((r) => r.hash), unresolved });
       }
+      return results.map((r) => final.get(r.hash) ?? r);
     } finally {
+      this.closeWindow(window);
       clearTimeout(timer);
       for (const hash of pending) this.removeWaiter(hash, record);
     }
-    return results.map((r) => final.get(r.hash) ?? r);
+  }
+
+  /** What came for `pending` while its request did not yet know its hashes (window `window`). */
+  private async recall(pending: string[], window: number, record: Waiter, requestId: string | undefined): Promise<void> {
+    const stored: string[] = [];
+    for (const hash of pending) {
+      const seen = this.seen.get(hash);
+      if (seen && 'result' in seen) record(seen.result);
+      else if (seen) stored.push(hash);
+    }
+    this.readStored(stored);
+    if (this.windows.get(window)! < this.forgottenAt) {
+      // what came for it may have been forgotten: read what is final by now
+      const read = await call(this.nc, TX.results, { hashes: pending }, requestId ? { requestId } : {});
+      for (const result of read) record(result);
+    }
   }
 
   close(): void {
@@ -142,8 +143,9 @@ export class ResolveHub {
     this.forgottenAt = notice;
   }
 
+  /** Closing a closed window changes nothing. */
   private closeWindow(id: number): void {
-    this.windows.delete(id);
+    if (!this.windows.delete(id)) return;
     if (this.windows.size === 0) return this.seen.clear();
     // no open window began before what is older than the oldest one's start
     const oldest = this.windows.values().next().value!;
