@@ -19,7 +19,7 @@ export const NO_PARAMS: EmbedParams = { where: [], order: null, limit: null, off
 /** The key an embed takes in its parent's object: what null filters and related orders name it by. */
 export const embedKey = (item: EmbedItem): string => item.alias ?? item.relation;
 
-function notEmbedded(name: string, details: Record<string, unknown>): never {
+export function notEmbedded(name: string, details: Record<string, unknown>): never {
   throw badQuery(`${echo(name)} is not an embedded resource in this request: name an embed of select (its alias if it has one)`, {
     ...details,
     embed: name,

@@ -6,7 +6,7 @@ import { badQuery, echo } from '../errors.js';
 import { fieldText } from '../parse/names.js';
 import { type Scope, column, columnRef } from './context.js';
 import { type Fragment, param, sql } from './sql.js';
-import type { ValueType } from './values.js';
+import { type ValueType, valueTypeOf } from './values.js';
 
 export const MAX_JSON_PATH = 32;
 const INT4 = 2 ** 31;
@@ -34,7 +34,7 @@ export function resolveField(scope: Scope, f: FieldRef, tables: readonly Catalog
   const own = scope.table.columns.get(f.name);
   const col = own ?? tables.find((t) => t.columns.has(f.name))?.columns.get(f.name) ?? column(scope, f.name);
   const base = own ? columnRef(scope, col) : TYPED_NULL[col.type];
-  const type: ValueType = col.type === 'integer' ? 'numeric' : col.type;
+  const type = valueTypeOf(col.type);
   if (f.path.length === 0) return { expr: base, type };
   const where = { field: fieldText(f), table: scope.table.name };
   if (type !== 'jsonb') throw badQuery(`${echo(fieldText(f))}: -> and ->> apply to jsonb columns, ${echo(f.name)} is ${col.type}`, where);

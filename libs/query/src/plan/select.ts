@@ -21,9 +21,10 @@ import {
   tableVisible,
   visibility,
 } from './context.js';
-import { type EmbedItem, type EmbedParams, NO_PARAMS, embedKey, embedNamed } from './embedded.js';
+import { type EmbedItem, type EmbedParams, NO_PARAMS, embedKey, embedNamed, notEmbedded } from './embedded.js';
 import { pathKey, resolveField } from './fields.js';
 import { type Fragment, ident, join, param, sql } from './sql.js';
+import { valueTypeOf } from './values.js';
 import { conditionSql } from './where.js';
 
 /** How a top-level output column is turned into a JSON value (src/run.ts). */
@@ -145,7 +146,7 @@ function joinConditions(parent: Scope, scope: Scope, relation: CatalogueRelation
   const joins = relation.on.map(([from, to]) => {
     const a = catalogueColumn(parent.table, from);
     const b = catalogueColumn(scope.table, to);
-    if ((a.type === 'integer' ? 'numeric' : a.type) !== (b.type === 'integer' ? 'numeric' : b.type)) {
+    if (valueTypeOf(a.type) !== valueTypeOf(b.type)) {
       throw new Error(`catalogue relation ${relation.name} joins ${from} and ${to} of different types`);
     }
     return sql`${columnRef(scope, b)} = ${columnRef(parent, a)}`;
@@ -226,7 +227,8 @@ export function levelWhere(ctx: PlanContext, scope: Scope, items: readonly Selec
 function orderTermExpr(ctx: PlanContext, scope: Scope, term: OrderTerm, items: readonly SelectItem[], tables: readonly CatalogueTable[]) {
   if (term.relation === undefined) return resolveField(scope, term.field, tables);
   const item = embedNamed(items, term.relation, { order: term.relation });
-  if (embedKey(item) !== term.relation) notEmbeddedForOrder(term.relation);
+  // a related order names the embed by its key: the alias of an aliased one
+  if (embedKey(item) !== term.relation) notEmbedded(term.relation, { order: term.relation });
   const e = embedReads(ctx, scope, item);
   if (e.relation.cardinality !== 'one') {
     throw badQuery(`a related order on ${echo(term.relation)} is not possible: it is not a to-one embedded resource of ${echo(scope.table.name)}`, {
@@ -244,10 +246,6 @@ function orderTermExpr(ctx: PlanContext, scope: Scope, term: OrderTerm, items: r
 
 function typesDiffer(name: string, relation: string): never {
   throw badQuery(`${echo(name)} cannot be ordered by a column whose type differs between the tables it reads`, { relation });
-}
-
-function notEmbeddedForOrder(name: string): never {
-  throw badQuery(`${echo(name)} is not an embedded resource in this request: a related order names the embed's alias if it has one`, { order: name });
 }
 
 /** `ORDER BY` terms of a request's order at one level. */

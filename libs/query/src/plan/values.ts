@@ -5,9 +5,13 @@
 // applied before the query runs, so a value that passes is one PostgreSQL
 // accepts: a bad value is a 400 naming it, never an SQL error.
 import { isLosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
+import type { ColumnType } from '../catalogue.js';
 import { badQuery, echo } from '../errors.js';
 
 export type ValueType = 'text' | 'numeric' | 'boolean' | 'jsonb';
+
+/** The type values compared with a column take: integer and numeric columns compare alike. */
+export const valueTypeOf = (type: ColumnType): ValueType => (type === 'integer' ? 'numeric' : type);
 
 /** PostgreSQL's `isspace` (scanner_isspace): the only spaces numeric and boolean input skip. */
 const PG_SPACE = '[ \\t\\n\\r\\v\\f]*';

@@ -15,7 +15,7 @@ import type { CatalogueTable } from '../catalogue.js';
 import type { Scope } from './context.js';
 import { type ResolvedField, resolveField } from './fields.js';
 import { type Cast, type Fragment, join, param, sql } from './sql.js';
-import { coerce, type ValueType } from './values.js';
+import { coerce, type ValueType, valueTypeOf } from './values.js';
 
 const COMPARE: Record<string, Fragment> = {
   eq: sql`=`,
@@ -61,11 +61,11 @@ function predicateSql(field: ResolvedField, predicate: Predicate, source: string
   }
 }
 
-/** The column types of `name` in the tables of a relation (integer and numeric compare alike). */
-function typesOf(tables: readonly CatalogueTable[], name: string): Set<string> {
+/** The types values compared with `name` take in the tables of a relation. */
+function typesOf(tables: readonly CatalogueTable[], name: string): Set<ValueType> {
   return new Set(tables.flatMap((t) => {
     const type = t.columns.get(name)?.type;
-    return type === undefined ? [] : [type === 'integer' ? 'numeric' : type];
+    return type === undefined ? [] : [valueTypeOf(type)];
   }));
 }
 
