@@ -25,6 +25,20 @@ export interface ExecConsumerSpec<R> {
 }
 
 const MAX_RETRY_PAUSE_MS = 5_000;
+/** failed rounds (about 10 s of pauses) before waiting is worth a log line */
+const GAP_PATIENCE = 12;
+
+/** The message's ExecResult, or null (logged) when it is not one. */
+function decodeExecResult(msg: JsMsg, logger: Logger): ExecResult | null {
+  try {
+    const exec = JSON.parse(new TextDecoder().decode(msg.data)) as ExecResult;
+    if (!Array.isArray(exec?.receipts) || typeof exec.block?.hash !== 'string') throw new Error('not an ExecResult');
+    return exec;
+  } catch (err) {
+    logger.error({ err, seq: msg.seq, subject: msg.subject }, 'an exec message is not an ExecResult; terminated');
+    return null;
+  }
+}
 
 export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<{ stop(): Promise<void> }> {
   const { logger } = spec;
@@ -33,16 +47,10 @@ export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<
   let stopping = false;
 
   const decode = (msg: JsMsg): ExecResult | null => {
-    try {
-      const exec = JSON.parse(new TextDecoder().decode(msg.data)) as ExecResult;
-      if (!Array.isArray(exec?.receipts) || typeof exec.block?.hash !== 'string') throw new Error('not an ExecResult');
-      return exec;
-    } catch (err) {
-      // a message no retry can fix; holding it would stop every later result
-      logger.error({ err, seq: msg.seq, subject: msg.subject }, 'an exec message is not an ExecResult; terminated');
-      msg.term();
-      return null;
-    }
+    const exec = decodeExecResult(msg, logger);
+    // a message no retry can fix; holding it would stop every later result
+    if (!exec) msg.term();
+    return exec;
   };
 
   /** the applied value, or undefined when stopping interrupted the retries (the message stays unacknowledged) */
@@ -87,6 +95,143 @@ export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<
       stopping = true;
       await messages.close();
       await loop;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Several results at a time
+
+/** One received message: its stream sequence and its result (null: not an ExecResult, terminated once done with). */
+export interface ExecItem {
+  seq: number;
+  exec: ExecResult | null;
+}
+
+export interface ExecBatchSpec {
+  js: JetStreamClient;
+  /** the durable consumer on the EXEC stream, declared by the caller with max_ack_pending ≥ maxBatch */
+  durable: string;
+  logger: Logger;
+  /** how often every received, unacknowledged message is reported as still in progress; below the consumer's ack wait */
+  heartbeatMs: number;
+  work: string;
+  /** most messages handed to one apply */
+  maxBatch: number;
+  /** most receipts handed to one apply (a lone larger message goes alone) */
+  maxReceipts: number;
+  /**
+   * Applies what it can of `items` (ascending sequences, as received) and
+   * answers the sequences it is done with: applied now, or before. Those are
+   * acknowledged; the others are offered again, with whatever arrived
+   * meanwhile, after a pause. A throw is retried the same way.
+   */
+  apply(items: ExecItem[]): Promise<number[]>;
+  afterAck?(seq: number): void;
+}
+
+/**
+ * The consumer of a read model that keeps its own position (the last
+ * sequence applied, stored with its data): messages are received ahead,
+ * several unacknowledged at once, and applied together when several are
+ * waiting — one transaction and one commit for many blocks while the model
+ * catches up, one block at a time when it keeps up. Which of them may be
+ * applied (in order, none skipped) is the model's decision, made against its
+ * stored position: with several instances, one may hold the messages before
+ * another's.
+ */
+export async function consumeExecBatches(spec: ExecBatchSpec): Promise<{ stop(): Promise<void> }> {
+  const { logger } = spec;
+  const consumer = await spec.js.consumers.get(STREAMS.exec.name, spec.durable);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: spec.maxBatch });
+  let stopping = false;
+  /** received, not yet acknowledged, by ascending sequence; a redelivery replaces the delivery it supersedes */
+  const held: Array<{ msg: JsMsg; item: ExecItem; receipts: number }> = [];
+  let arrived: (() => void) | null = null;
+  const heartbeat = setInterval(() => {
+    for (const h of held) h.msg.working();
+  }, spec.heartbeatMs);
+
+  const hold = (msg: JsMsg): void => {
+    const exec = decodeExecResult(msg, logger);
+    const entry = { msg, item: { seq: msg.seq, exec }, receipts: exec?.receipts.length ?? 0 };
+    let i = held.length;
+    while (i > 0 && held[i - 1].item.seq > msg.seq) i--;
+    if (i > 0 && held[i - 1].item.seq === msg.seq) held[i - 1] = entry;
+    else held.splice(i, 0, entry);
+    arrived?.();
+  };
+
+  const nextBatch = (): typeof held => {
+    const batch = held.slice(0, 1);
+    let receipts = batch[0].receipts;
+    for (const h of held.slice(1, spec.maxBatch)) {
+      if (receipts + h.receipts > spec.maxReceipts) break;
+      receipts += h.receipts;
+      batch.push(h);
+    }
+    return batch;
+  };
+
+  const reader = (async () => {
+    for await (const msg of messages) {
+      if (stopping) break;
+      hold(msg);
+    }
+  })().catch((err: unknown) => logger.error({ err }, `the exec consumer ${spec.durable} stopped receiving`));
+
+  const applier = (async () => {
+    let pauses = 0;
+    while (!stopping) {
+      if (held.length === 0) {
+        await new Promise<void>((resolve) => (arrived = resolve));
+        arrived = null;
+        continue;
+      }
+      const batch = nextBatch();
+      let done: Set<number>;
+      try {
+        done = new Set(await spec.apply(batch.map((h) => h.item)));
+      } catch (err) {
+        if (stopping) break; // redelivered to the next instance
+        logger.warn({ err, seqs: [batch[0].item.seq, batch[batch.length - 1].item.seq], attempt: pauses }, `${spec.work} failed; retrying`);
+        done = new Set();
+      }
+      for (const seq of done) {
+        // the latest delivery of the sequence is the one acknowledged
+        const at = held.findIndex((h) => h.item.seq === seq);
+        if (at < 0) continue;
+        const [{ msg, item }] = held.splice(at, 1);
+        if (item.exec === null) msg.term();
+        else msg.ack();
+        spec.afterAck?.(seq);
+      }
+      if (done.size > 0) {
+        pauses = 0;
+        continue;
+      }
+      // nothing could be applied: an earlier message is still with another
+      // instance (or is coming back to this one), or the database failed
+      if (++pauses === GAP_PATIENCE) logger.warn({ waitingFrom: batch[0].item.seq }, `${spec.work}: no message could be applied for a while; still retrying`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(MAX_RETRY_PAUSE_MS, 10 * 2 ** pauses));
+        arrived = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      arrived = null;
+    }
+  })().catch((err: unknown) => logger.error({ err }, `the exec consumer ${spec.durable} stopped`));
+
+  return {
+    async stop() {
+      stopping = true;
+      arrived?.();
+      clearInterval(heartbeat);
+      await messages.close();
+      await reader;
+      await applier;
     },
   };
 }

@@ -7,7 +7,7 @@ export { batchingCaller, call, defineEndpoint, handle, pingService, serve } from
 export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';
 export { ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';
 export { STREAMS } from './streams.js';
-export { consumeExecResults } from './exec-consumer.js';
+export { consumeExecBatches, consumeExecResults, type ExecItem } from './exec-consumer.js';
 export type { ExecConsumerSpec } from './exec-consumer.js';
 export type { DurableSpec, StreamSpec } from './jetstream.js';
 export { VAULT } from './contracts/vault.js';

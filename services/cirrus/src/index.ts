@@ -7,7 +7,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
-import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, appliedSequence, startIndexer } from './consumer.js';
+import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, EXEC_MAX_IN_FLIGHT, appliedSequence, startIndexer } from './consumer.js';
 import { createPool, dropReadModel, migrate } from './db.js';
 import { TableResolver, search } from './search.js';
 import { VisibleChains } from './visible.js';
@@ -67,8 +67,9 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
     // middle of one — is filled from the stream's first message: a new
     // consumer delivers everything again (an old one would resume past it)
     if ((await appliedSequence(pool)) === 0) await deleteConsumer(jsm, CIRRUS_CONSUMER);
-    await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: 1 });
-    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
+    await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: EXEC_MAX_IN_FLIGHT });
+    const streamFirstSeq = (await jsm.streams.info(STREAMS.exec.name)).state.first_seq;
+    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, streamFirstSeq, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
     undo.unshift(() => indexer.stop());
     const resolver = new TableResolver(pool, options.databaseUrl, logger);
     await resolver.start();

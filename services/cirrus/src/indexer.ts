@@ -1,4 +1,4 @@
-// One ExecResult (one block) into the read model, inside the caller's
+// ExecResults (blocks) into the read model, inside the caller's
 // transaction: contract tables created/altered from the xabi of contracts
 // created in it, one row per contract account upserted per state change, a
 // history row per changing transaction, side-table rows for arrays and
@@ -38,7 +38,6 @@ const ZERO_ADDRESS = '0'.repeat(40);
 
 /** What applying one block needs at hand: its tables, its write batch, the contracts it touches. */
 class BlockApply {
-  readonly batch: Batch;
   readonly tables: TableSet;
   /** contract account → its table (null: a contract cirrus does not index) */
   readonly contracts: Map<string, string | null>;
@@ -50,8 +49,9 @@ class BlockApply {
     readonly exec: ExecResult,
     readonly warn: Warn,
     readonly options: IndexOptions,
+    /** the write batch of the blocks applied together */
+    readonly batch: Batch,
   ) {
-    this.batch = new Batch(client);
     this.tables = new TableSet(cache, client, seq, warn, () => this.batch.flush());
     this.contracts = cache.contracts;
   }
@@ -120,9 +120,20 @@ class BlockApply {
   }
 }
 
-/** Applies one block; `cache` is the catalogue as the previous block left it (see CatalogueCache). */
-export async function applyExecResult(client: Client, seq: number, exec: ExecResult, warn: Warn, options: IndexOptions, cache: CatalogueCache): Promise<void> {
-  const b = new BlockApply(cache, client, seq, exec, warn, options);
+/**
+ * Applies consecutive blocks (each with its stream sequence) through one
+ * write batch, flushed once at the end: a contract changed in several of them
+ * is written once, with its last state. `cache` is the catalogue as the
+ * previous block left it (see CatalogueCache).
+ */
+export async function applyExecResults(client: Client, blocks: Array<{ seq: number; exec: ExecResult }>, warn: Warn, options: IndexOptions, cache: CatalogueCache): Promise<void> {
+  const batch = new Batch(client);
+  for (const { seq, exec } of blocks) await applyBlock(new BlockApply(cache, client, seq, exec, (fields, message) => warn({ ...fields, seq }, message), options, batch));
+  await batch.flush();
+}
+
+async function applyBlock(b: BlockApply): Promise<void> {
+  const exec = b.exec;
   await b.prefetch();
   const block = b.block();
   for (const receipt of exec.receipts) {
@@ -139,7 +150,6 @@ export async function applyExecResult(client: Client, seq: number, exec: ExecRes
       if (event.chainId === exec.chainId) await applyEvent(b, block, receipt, event);
     }
   }
-  await b.batch.flush();
 }
 
 /**

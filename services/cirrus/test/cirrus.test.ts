@@ -4,6 +4,7 @@
 // nothing, and a reindex rebuilds the same model.
 import { STREAMS } from '@platform/bus';
 import { PlatformError, type ExecResult, type Receipt } from '@platform/common';
+import { EXEC_MAX_IN_FLIGHT } from '../src/consumer.js';
 import { formatTimestamp } from '../src/index.js';
 import { Chain, Harness, OTHER, SENDER, blockHash, exec } from './helpers.js';
 const SRC = `
@@ -189,10 +190,10 @@ describe('search', () => {
 });
 
 describe('idempotence', () => {
-  test('the durable consumer has a short ack wait, so a crashed instance holds blocks back for 5 s at most', async () => {
+  test('the durable consumer has a short ack wait, so a crashed instance holds blocks back for 5 s at most, and receives blocks ahead', async () => {
     const info = await h.jsm.consumers.info(STREAMS.exec.name, 'cirrus');
     expect(info.config.ack_wait).toBe(5_000 * 1_000_000);
-    expect(info.config.max_ack_pending).toBe(1);
+    expect(info.config.max_ack_pending).toBe(EXEC_MAX_IN_FLIGHT);
   });
 
   test('redelivering the whole stream changes nothing', async () => {
