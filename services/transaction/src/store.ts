@@ -155,14 +155,20 @@ export interface StoredResult {
   username: string | null;
 }
 
-/** The results of the hashes, in their order, each with its chain and submitter (one statement). */
+/**
+ * The results of the hashes, in their order, each with its chain and
+ * submitter (one statement). Each hash is looked up by its key: the LIMITs
+ * keep the planner from joining the asked hashes with whole tables (a hash
+ * join over a scan of every transaction, whose cost grew with the node's
+ * history: 16 asks of 1,000 hashes read the whole table 16 times).
+ */
 export async function readStoredResults(pool: Db, hashes: string[]): Promise<StoredResult[]> {
   const { rows } = await query<{ hash: string; status: 'Success' | 'Failure' | null; tx_result: TxResultDetail | null; data: TxResultData | null; admitted: boolean; chain_id: string; username: string | null }>(
     pool,
     `SELECT h.hash, r.status, r.tx_result, r.data, t.hash IS NOT NULL AS admitted, coalesce(t.chain_id, r.chain_id, '') AS chain_id, t.username
        FROM unnest($1::text[]) WITH ORDINALITY AS h(hash, i)
-       LEFT JOIN tx.results r ON r.hash = h.hash
-       LEFT JOIN tx.transactions t ON t.hash = h.hash
+       LEFT JOIN LATERAL (SELECT status, tx_result, data, chain_id FROM tx.results WHERE hash = h.hash LIMIT 1) r ON true
+       LEFT JOIN LATERAL (SELECT hash, chain_id, username FROM tx.transactions WHERE hash = h.hash LIMIT 1) t ON true
       ORDER BY h.i`,
     [hashes],
   );
