@@ -28,6 +28,55 @@ const MAX_RETRY_PAUSE_MS = 5_000;
 /** failed rounds (about 10 s of pauses) before waiting is worth a log line */
 const GAP_PATIENCE = 12;
 
+/**
+ * The messages of a durable consumer of the EXEC stream, until `close`. When
+ * the consumer is deleted (another instance starting on an empty read model
+ * deletes and declares it again, so that it delivers from the first message),
+ * consuming starts over on the consumer declared next; without this the
+ * instance would wait, silently, on a consumer that no longer exists.
+ */
+class Deliveries implements AsyncIterable<JsMsg> {
+  private current: ConsumerMessages | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly durable: string,
+    private readonly maxMessages: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<JsMsg> {
+    for (let attempt = 0; !this.closed; attempt++) {
+      let messages: ConsumerMessages;
+      try {
+        const consumer = await this.js.consumers.get(STREAMS.exec.name, this.durable);
+        messages = await consumer.consume({ max_messages: this.maxMessages });
+      } catch (err) {
+        if (attempt % 10 === 9) this.logger.warn({ err, consumer: this.durable }, 'the exec consumer is not there; still looking for it');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+        continue;
+      }
+      this.current = messages;
+      if (this.closed) await messages.close();
+      void (async () => {
+        for await (const status of messages.status()) {
+          if (status.type !== 'consumer_deleted') continue;
+          this.logger.warn({ consumer: this.durable }, 'the exec consumer was deleted; consuming from the one declared next');
+          await messages.close();
+        }
+      })().catch(() => undefined);
+      attempt = -1;
+      for await (const msg of messages) yield msg;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.current?.close();
+  }
+}
+
 /** The message's ExecResult, or null (logged) when it is not one. */
 function decodeExecResult(msg: JsMsg, logger: Logger): ExecResult | null {
   try {
@@ -42,8 +91,9 @@ function decodeExecResult(msg: JsMsg, logger: Logger): ExecResult | null {
 
 export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<{ stop(): Promise<void> }> {
   const { logger } = spec;
-  const consumer = await spec.js.consumers.get(STREAMS.exec.name, spec.durable);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 16 });
+  // fails fast (before any message) when the caller did not declare the consumer
+  await spec.js.consumers.get(STREAMS.exec.name, spec.durable);
+  const messages = new Deliveries(spec.js, spec.durable, 16, logger);
   let stopping = false;
 
   const decode = (msg: JsMsg): ExecResult | null => {
@@ -142,8 +192,8 @@ export interface ExecBatchSpec {
  */
 export async function consumeExecBatches(spec: ExecBatchSpec): Promise<{ stop(): Promise<void> }> {
   const { logger } = spec;
-  const consumer = await spec.js.consumers.get(STREAMS.exec.name, spec.durable);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: spec.maxBatch });
+  await spec.js.consumers.get(STREAMS.exec.name, spec.durable);
+  const messages = new Deliveries(spec.js, spec.durable, spec.maxBatch, logger);
   let stopping = false;
   /** received, not yet acknowledged, by ascending sequence; a redelivery replaces the delivery it supersedes */
   const held: Array<{ msg: JsMsg; item: ExecItem; receipts: number }> = [];

@@ -2,9 +2,9 @@
 // position without a gap are applied, in order, in one transaction; a message
 // that is not an ExecResult still moves the position; two instances consuming
 // one stream at once build the model one instance builds alone.
-import { STREAMS } from '@platform/bus';
+import { STREAMS, ensureDurableConsumer } from '@platform/bus';
 import { createLogger, loadConfig, type ExecResult } from '@platform/common';
-import { Indexer } from '../src/consumer.js';
+import { EXEC_ACK_WAIT_MS, EXEC_MAX_IN_FLIGHT, Indexer } from '../src/consumer.js';
 import { createPool } from '../src/db.js';
 import { startCirrus, type RunningCirrus } from '../src/index.js';
 import { Chain, Harness, OTHER, SENDER, exec } from './helpers.js';
@@ -105,4 +105,17 @@ describe('two instances on one stream', () => {
     await h.settled();
     expect(await h.dump()).toEqual(together);
   }, 60_000);
+});
+
+describe('a consumer deleted under a running instance', () => {
+  test('the instance consumes from the consumer declared next (as another instance starting on an empty model does)', async () => {
+    const before = await progress();
+    await h.jsm.consumers.delete(STREAMS.exec.name, 'cirrus');
+    await ensureDurableConsumer(h.jsm, { stream: STREAMS.exec.name, durable: 'cirrus', filterSubject: 'exec.>', ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: EXEC_MAX_IN_FLIGHT });
+    const created = chain.create(70, SENDER, SRC, 'Tally', { _label: 'late' });
+    h.published = (await h.js.publish('exec.main', JSON.stringify(exec(70, [created.r])), { msgID: 'main:70' })).seq;
+    await h.settled();
+    expect(await progress()).toBe(before + 1);
+    expect((await rows('Tally')).map((r) => r.address)).toContain(created.address);
+  }, 30_000);
 });
