@@ -6,7 +6,9 @@
 //   (HTTP, token check, NATS, cirrus: resolve, parse, plan, run, shape);
 // - the same statement cirrus runs, sent directly with pg;
 // each with 8 requests in flight; requests per second, the ratio, and p50
-// latencies. Rounds alternate and the best of each is kept (the host is
+// latencies. For reference, the gateway's cheapest route (GET /health: no
+// token, no NATS, no database) at the same concurrency: what HTTP alone costs
+// on this machine, an upper bound for any route that does work. Rounds alternate and the best of each is kept (the host is
 // shared). Indexes of a contract table: primary key (address, chainId),
 // block_number, chainId — the ones cirrus creates for every contract table.
 // `npm run bench -- cirrus/bench/query`, or `node --import tsx services/cirrus/bench/query.bench.ts`.
@@ -118,10 +120,15 @@ export async function run(): Promise<BenchResult[]> {
       // cirrus's endpoint alone, over NATS: where the time goes between the gateway and the database
       endpoint: () => call(nc, CIRRUS.search, { table: 'BenchItem', query: QUERY, username: 'bench' }),
       direct: () => pool.query(statement.text, statement.values),
+      // the gateway's cheapest route (no token, no NATS, no database): what HTTP alone costs on this machine, client included
+      http: async () => {
+        const res = await get(`${node.gatewayUrl}/health`, token);
+        if (res.status !== 200) throw new Error(`${res.status} ${res.body}`);
+      },
     };
-    const best = { gateway: { perSecond: 0, p50: Infinity }, endpoint: { perSecond: 0, p50: Infinity }, direct: { perSecond: 0, p50: Infinity } };
+    const best = { gateway: { perSecond: 0, p50: Infinity }, endpoint: { perSecond: 0, p50: Infinity }, direct: { perSecond: 0, p50: Infinity }, http: { perSecond: 0, p50: Infinity } };
     for (let round = 0; round < ROUNDS; round++) {
-      for (const key of ['gateway', 'endpoint', 'direct'] as const) {
+      for (const key of ['gateway', 'endpoint', 'direct', 'http'] as const) {
         const t = await measureConcurrent(ops[key], { concurrency: CONCURRENCY, seconds: SECONDS, warmup: 100 });
         if (t.perSecond > best[key].perSecond) best[key] = t;
       }
@@ -134,6 +141,8 @@ export async function run(): Promise<BenchResult[]> {
       { name: 'cirrus query (1M rows): p50 through the gateway', value: best.gateway.p50, unit: 'ms' },
       { name: 'cirrus query (1M rows): p50 cirrus.search over NATS', value: best.endpoint.p50, unit: 'ms' },
       { name: 'cirrus query (1M rows): p50 direct', value: best.direct.p50, unit: 'ms' },
+      { name: 'reference: GET /health through the gateway (HTTP alone)', value: Math.round(best.http.perSecond), unit: 'req/s' },
+      { name: 'reference: GET /health / direct SQL', value: Math.round((best.http.perSecond / best.direct.perSecond) * 100), unit: '%' },
     ];
   } finally {
     agent.destroy();
