@@ -9,7 +9,12 @@ export const STREAMS = {
   tx: { name: 'TX', subjects: ['tx.admitted.>'] },
   /** ordered blocks, `block.<chain>`: what was decided (replicated network-wide) */
   blocks: { name: 'BLOCKS', subjects: ['block.>'] },
-  /** this node's execution results, `exec.<chain>`, msgID = `<chain>:<height>` */
+  /**
+   * this node's execution results, `exec.<chain>`, msgID = `<chain>:<height>`.
+   * Nothing else may go in: cirrus applies them in order, none skipped, by
+   * stream sequence (services/cirrus, consumer.ts), which relies on every
+   * message of the stream being an execution result it receives.
+   */
   exec: { name: 'EXEC', subjects: ['exec.>'] },
   /** private chains' geneses, `genesis.<chain>`, msgID = chain ID: every block service starts each chain from it */
   geneses: { name: 'GENESIS', subjects: ['genesis.>'] },
