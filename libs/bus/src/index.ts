@@ -2,7 +2,7 @@ export { SERVICE_NAMES, SUBJECTS, chainToken } from './subjects.js';
 export type { ServiceName } from './subjects.js';
 export { connectBus } from './connection.js';
 export type { BusOptions } from './connection.js';
-export { decodeJson, encodeJson } from './codec.js';
+export { decodeJson, encodeJson, preEncoded } from './codec.js';
 export { batchingCaller, call, defineEndpoint, handle, pingService, serve } from './rpc.js';
 export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';
 export { ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';

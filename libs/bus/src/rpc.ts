@@ -17,7 +17,7 @@ import type { Msg, NatsConnection, RequestOptions } from '@nats-io/nats-core';
 import { NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/nats-core';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { PlatformError, isErrorCode, toPlatformError, type ErrorBody, type Logger } from '@platform/common';
-import { decodeJson, encodeJson } from './codec.js';
+import { decodeJson, encodeJson, jsonTextOf } from './codec.js';
 import type { ServiceName } from './subjects.js';
 
 const encoder = new TextEncoder();
@@ -158,7 +158,8 @@ async function answerBatch(handler: Handler, msg: ServiceMsg, logger: Logger): P
       }
     }),
   );
-  msg.respond(encodeJson(answers));
+  // a value may be pre-encoded text: each answer is written out on its own
+  msg.respond(new TextEncoder().encode(`[${answers.map((a) => ('value' in a ? `{"value":${jsonTextOf(a.value)}}` : JSON.stringify(a))).join(',')}]`));
 }
 
 export interface CallOptions extends RequestMeta {

@@ -1,12 +1,13 @@
 import { PlatformError, createLogger } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import type { Service } from '@nats-io/services';
-import { batchingCaller, call, connectBus, decodeJson, defineEndpoint, ensureDurableConsumer, ensureStream, handle, pingService, serve, streamManager, type NatsConnection } from '../src/index.js';
+import { batchingCaller, call, connectBus, decodeJson, defineEndpoint, ensureDurableConsumer, ensureStream, handle, pingService, preEncoded, serve, streamManager, type NatsConnection } from '../src/index.js';
 
 const logger = createLogger('bus-test', 'silent');
 const echo = defineEndpoint<{ text: string }, { text: string; instance: number }>('vault', 'echo', 'test.echo');
 const fail = defineEndpoint<{ kind: string }, never>('vault', 'fail', 'test.fail');
 const slow = defineEndpoint<{ text: string }, { text: string }>('vault', 'slow', 'test.slow');
+const encoded = defineEndpoint<{ n: number }, Array<{ n: number; big: string }>>('vault', 'encoded', 'test.encoded');
 
 describe('bus - request/reply over a real NATS server', () => {
   let infra: TestInfra;
@@ -23,6 +24,8 @@ describe('bus - request/reply over a real NATS server', () => {
       services.push(
         await serve(conn, { name: 'vault', version: '0.1.0', logger }, [
           handle(echo, ({ text }) => ({ text, instance })),
+          // JSON text already: sent as it is
+          handle(encoded, ({ n }) => preEncoded(`[{"n":${n},"big":"${'9'.repeat(30)}"}]`)),
           handle(slow, async ({ text }) => {
             await new Promise((r) => setTimeout(r, 100));
             return { text };
@@ -45,6 +48,13 @@ describe('bus - request/reply over a real NATS server', () => {
   test('a typed call gets its typed answer', async () => {
     const reply = await call(nc, echo, { text: 'hello' });
     expect(reply.text).toBe('hello');
+  });
+
+  test('an answer that is JSON text already arrives as the value it encodes, alone and in a batch', async () => {
+    const value = [{ n: 7, big: '9'.repeat(30) }];
+    expect(await call(nc, encoded, { n: 7 })).toEqual(value);
+    const batched = batchingCaller(nc, encoded);
+    expect(await Promise.all([batched({ n: 1 }), batched({ n: 2 })])).toEqual([[{ ...value[0], n: 1 }], [{ ...value[0], n: 2 }]]);
   });
 
   test('two instances of a service share the requests (queue group)', async () => {

@@ -8,7 +8,7 @@
 //   nonces taken meanwhile (then it signs again; NonceBook);
 // - any other locks the account's rows from nonce reservation to commit.
 import type { NatsConnection } from '@nats-io/nats-core';
-import { VAULT, call, type FillRequest, type SubmitRawRequest, type SubmitRequest } from '@platform/bus';
+import { VAULT, call, preEncoded, type FillRequest, type SubmitRawRequest, type SubmitRequest } from '@platform/bus';
 import { PlatformError, type NodeConfig, type Transaction, type TxResult } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import type pg from 'pg';
@@ -26,7 +26,8 @@ import { buildTransaction, hashToSign, type Signature } from './signed.js';
 import type { RawAdmissions } from './raw-batch.js';
 import type { AdmittedCache } from './admitted-cache.js';
 import type { NonceBook } from './nonce-book.js';
-import { admitSigned, claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, readStoredResults, recordIdempotentHashes, reserveNonces } from './store.js';
+import type { RecentResults } from './recent-results.js';
+import { admitSigned, claimIdempotencyKey, findIdempotent, insertAdmitted, nextNonce, readResults, readStoredResults, recordIdempotentHashes, reserveNonces, type StoredResult } from './store.js';
 
 const SIGN_IN_FLIGHT = 500;
 
@@ -38,6 +39,8 @@ export interface AdmissionDeps {
   raw: RawAdmissions;
   /** what this process admitted, for recording the results */
   admitted: AdmittedCache;
+  /** the main chain's final results recorded here lately, for the results endpoint */
+  recent: RecentResults;
   /** the next nonces of the accounts the vault signs for */
   nonces: NonceBook;
   faucet: Faucet;
@@ -171,12 +174,38 @@ export async function fill(deps: AdmissionDeps, request: FillRequest): Promise<T
  * The results of hashes, in order; NOT_FOUND naming every unknown one. With
  * `asker`, a private chain's transaction it may not see counts as unknown.
  */
-export async function results(pool: Db, hashes: string[], visibility?: { chains: ChainGate; asker: Asker }): Promise<TxResult[]> {
+export async function results(pool: Db, hashes: string[], visibility?: Visibility): Promise<TxResult[]> {
   const stored = await readStoredResults(pool, hashes);
+  await refuseUnknown(hashes, stored, visibility);
+  return stored.map((s) => s.result!);
+}
+
+interface Visibility {
+  chains: ChainGate;
+  asker: Asker;
+}
+
+async function refuseUnknown(hashes: string[], stored: StoredResult[], visibility?: Visibility): Promise<void> {
   const hidden = visibility ? await visibility.chains.hidden(stored.map((s, i) => ({ ...s, hash: hashes[i] })), visibility.asker) : new Set<string>();
   const unknown = hashes.filter((h, i) => stored[i].result === null || hidden.has(h));
   if (unknown.length > 0) throw new PlatformError('NOT_FOUND', `unknown transaction hash${unknown.length > 1 ? 'es' : ''}: ${unknown.join(', ')}`, { unknown });
-  return stored.map((s) => s.result!);
+}
+
+/**
+ * `results` for the results endpoint, as JSON text: the main chain's recent
+ * final results come as they were announced (`recent`, anyone may read them),
+ * only the others are read from the database.
+ */
+export async function resultsText(pool: Db, recent: RecentResults, hashes: string[], visibility?: Visibility): Promise<TxResult[]> {
+  const texts = hashes.map((h) => recent.get(h));
+  const missing = [...new Set(hashes.filter((_, i) => texts[i] === undefined))];
+  if (missing.length > 0) {
+    const stored = await readStoredResults(pool, missing);
+    await refuseUnknown(missing, stored, visibility);
+    const read = new Map(missing.map((h, i) => [h, JSON.stringify(stored[i].result)]));
+    hashes.forEach((h, i) => (texts[i] ??= read.get(h)));
+  }
+  return preEncoded(`[${texts.join(',')}]`);
 }
 
 // ---------------------------------------------------------------------------

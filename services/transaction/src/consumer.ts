@@ -14,6 +14,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { STREAMS, SUBJECTS, consumeExecResults } from '@platform/bus';
 import type { ExecResult, Logger, Transaction, TxResult } from '@platform/common';
 import type { AdmittedCache } from './admitted-cache.js';
+import type { RecentResults } from './recent-results.js';
 import type { Db } from './db.js';
 import type { Faults } from './outbox.js';
 import { finalResult } from './results.js';
@@ -71,21 +72,26 @@ export interface ExecConsumerOptions {
   logger: Logger;
   /** the transactions this process admitted, not read back from the database */
   admitted?: AdmittedCache;
+  /** where the main chain's final results are kept, as announced, for the results endpoint */
+  recent?: RecentResults;
   faults?: Faults;
 }
 
 /** Consumes until stopped; a failing database is retried on the same message, keeping the order. */
 export async function startExecConsumer(options: ExecConsumerOptions): Promise<{ stop(): Promise<void> }> {
-  const { nc, js, pool, logger, admitted, faults = {} } = options;
+  const { nc, js, pool, logger, admitted, recent, faults = {} } = options;
   return consumeExecResults({
     js,
     durable: EXEC_CONSUMER,
     logger,
     heartbeatMs: EXEC_HEARTBEAT_MS,
     work: 'recording execution results',
-    apply: async (seq, exec) => (await recordExecResult(pool, seq, exec, admitted)).results,
-    beforeAck: (seq, results) => {
-      for (const notice of doneNotices(results, (nc.info?.max_payload ?? 1024 * 1024) - 4096)) nc.publish(SUBJECTS.tx.done, notice);
+    apply: async (seq, exec) => ({ chainId: exec.chainId, results: (await recordExecResult(pool, seq, exec, admitted)).results }),
+    beforeAck: (seq, { chainId, results }) => {
+      // each result encoded once: for its notice, and as kept for the results endpoint
+      const texts = results.map((result) => JSON.stringify(result));
+      if (chainId === '') recent?.remember(results.map((result, i) => ({ result, text: texts[i] })));
+      for (const notice of doneNotices(results, (nc.info?.max_payload ?? 1024 * 1024) - 4096, texts)) nc.publish(SUBJECTS.tx.done, notice);
       faults.beforeExecAck?.(seq); // a throw here ends the loop unacknowledged, as a crash would
     },
   });
@@ -97,8 +103,9 @@ const encoder = new TextEncoder();
  * The `tx.done` notices of a block's results: as few messages of at most
  * `maxBytes` as they fit in; a result too big for a message on its own is
  * named in `stored` instead, to be read from the results endpoint.
+ * `encoded`: the results' JSON texts, when the caller has them.
  */
-export function doneNotices(results: TxResult[], maxBytes: number): Uint8Array[] {
+export function doneNotices(results: TxResult[], maxBytes: number, encoded: readonly string[] = results.map((r) => JSON.stringify(r))): Uint8Array[] {
   const notices: Uint8Array[] = [];
   let texts: string[] = [];
   let stored: string[] = [];
@@ -110,8 +117,8 @@ export function doneNotices(results: TxResult[], maxBytes: number): Uint8Array[]
     stored = [];
     bytes = 0;
   };
-  for (const result of results) {
-    const text = JSON.stringify(result);
+  for (const [i, result] of results.entries()) {
+    const text = encoded[i];
     // 100 bytes for the notice's frame; a hash in `stored` takes 67
     const size = Buffer.byteLength(text);
     if (size + 100 > maxBytes) {

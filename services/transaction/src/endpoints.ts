@@ -1,6 +1,6 @@
 // The service's NATS endpoints (contract: libs/bus/src/contracts/tx.ts).
 import { IDENTITY, TX, handle, type Handler } from '@platform/bus';
-import { fill, results, submit, submitRaw, type AdmissionDeps } from './admission.js';
+import { fill, resultsText, submit, submitRaw, type AdmissionDeps } from './admission.js';
 import { address, chainId, hash, invalid } from './fields.js';
 import { register } from './registrar.js';
 import { nextNonce } from './store.js';
@@ -20,8 +20,8 @@ export function txHandlers(deps: AdmissionDeps): Handler[] {
       if (hashes.length > MAX_HASHES) throw invalid('body', `must hold at most ${MAX_HASHES} hashes, got ${hashes.length}`);
       const asked = hashes.map((h, i) => hash(h, `[${i}]`));
       // without a username the caller is the node itself (the gateway resolving hashes it just handed out)
-      if (typeof request.username !== 'string') return results(deps.pool, asked);
-      return results(deps.pool, asked, { chains: deps.chains, asker: { username: request.username, organization: request.organization ?? null } });
+      if (typeof request.username !== 'string') return resultsText(deps.pool, deps.recent, asked);
+      return resultsText(deps.pool, deps.recent, asked, { chains: deps.chains, asker: { username: request.username, organization: request.organization ?? null } });
     }),
     handle(TX.nonce, async (request) => {
       const account = address(request?.address, 'address');

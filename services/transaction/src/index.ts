@@ -13,6 +13,7 @@ import { txHandlers } from './endpoints.js';
 import { loadFaucet, type Faucet } from './faucet.js';
 import { Outbox, type Faults } from './outbox.js';
 import { AdmittedCache } from './admitted-cache.js';
+import { RecentResults } from './recent-results.js';
 import { NonceBook } from './nonce-book.js';
 import { expireIdempotencyKeys } from './store.js';
 
@@ -76,10 +77,11 @@ export async function startTransactionService(options: TransactionServiceOptions
     undo.unshift(async () => stopSweeper());
 
     const admitted = new AdmittedCache();
-    const consumer = await startExecConsumer({ nc, js, pool, logger, admitted, faults: options.faults });
+    const recent = new RecentResults();
+    const consumer = await startExecConsumer({ nc, js, pool, logger, admitted, recent, faults: options.faults });
     undo.unshift(() => consumer.stop());
 
-    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), admitted, nonces: new NonceBook(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains: new ChainGate(nc), config };
+    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), admitted, recent, nonces: new NonceBook(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains: new ChainGate(nc), config };
     const service = await serve(nc, { name: 'tx', version: VERSION, description: 'transaction admission, results and the faucet', logger }, txHandlers(deps));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"

@@ -248,6 +248,25 @@ describe('transaction - results, notices and the invariants', () => {
     expect(memory.take([tx(1), tx(2), tx(3), tx(4)].map((t) => t.hash))).toEqual({ bodies: new Map([[tx(2).hash, tx(2)], [tx(3).hash, tx(3)]]), unknown: [tx(1).hash, tx(4).hash] });
   });
 
+  test('the results endpoint answers the main chain\'s recent final results as announced, from memory, in order with those it reads', async () => {
+    const svc = await f.start();
+    await f.user('nora');
+    const finals = (await call(f.nc, TX.submit, { username: 'nora', organization: null, chainId: null, transactions: [get, send] })).map((p) => p.hash);
+    const [ok, transfer] = await transactions(finals);
+    const done = notices(finals);
+    await publishExec(f, execResult(++height, [receipt(ok, { response: '["5"]', returnValues: ['5'] }), receipt(transfer, { kind: 'EVM' })]));
+    const announced = await done;
+    // gone from the database: only the memory can answer them now
+    await f.sql(svc.databaseUrl, 'DELETE FROM tx.results WHERE hash = ANY($1)', [finals]);
+    const [pending] = await call(f.nc, TX.submit, { username: 'nora', organization: null, chainId: null, transactions: [get] });
+    expect(await call(f.nc, TX.results, { hashes: [finals[1], pending.hash, finals[0], finals[1]], username: 'nora' })).toEqual([announced[1], pending, announced[0], announced[1]]);
+    const unknown = 'ab'.repeat(32);
+    expect(await refusal(call(f.nc, TX.results, { hashes: [finals[0], unknown] }))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [unknown] } });
+    // a new instance has nothing in memory: it answers what the database has (admitted, without their results now)
+    await f.start({ databaseUrl: svc.databaseUrl });
+    expect((await call(f.nc, TX.results, { hashes: finals })).map((r) => r.status)).toEqual(['Pending', 'Pending']);
+  });
+
   test('outbox: transactions stored but not published (a crash between) go out at the next start, with the same bytes, together under the msgID of their hashes', async () => {
     const crashed = await f.start({ faults: { beforePublish: () => { throw new Error('simulated crash before publish'); } } });
     await f.user('vera');
