@@ -60,7 +60,7 @@ export class Indexer {
    */
   async apply(items: ExecItem[]): Promise<number[]> {
     try {
-      const done = await inTransaction(this.pool, async (client) => {
+      return await inTransaction(this.pool, async (client) => {
         let stored = await lockProgress(client);
         if (stored < this.streamFloor) {
           this.logger.warn({ applied: stored, streamStartsAfter: this.streamFloor }, 'the stream no longer holds the results after the applied position; indexing resumes from its first message');
@@ -79,7 +79,6 @@ export class Indexer {
         this.lastSeq = last;
         return [...before, ...run.map((i) => i.seq)];
       });
-      return done;
     } catch (err) {
       this.cache.clear();
       this.lastSeq = -1;
