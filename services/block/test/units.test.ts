@@ -99,6 +99,37 @@ describe('state root', () => {
     await s2.close();
   });
 
+  test('a block stores only the trie nodes its roots reach, and later blocks, after a restart too, build on them', async () => {
+    const accounts = Array.from({ length: 200 }, (_, i) => (i + 1).toString(16).padStart(40, '0'));
+    const set = (o: Overlay, list: string[], nonce: bigint) => {
+      for (const a of list) o.putAccount(a, { nonce, balance: 1n, codeHash: null });
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
+    dirs.push(dir);
+    let s = new ChainStore(dir);
+    const r1 = await apply(s, EMPTY_ROOT, (o) => set(o, accounts, 1n), 1);
+    // 50 accounts change: every put rewrites its path, but only the final nodes are kept
+    const o2 = new Overlay(s, '');
+    set(o2, accounts.slice(0, 50), 2n);
+    const block2 = await computeStateRoot(s, r1, o2.changes(), (a) => o2.getAccount(a));
+    expect(block2.trieNodes.size).toBeLessThan(100);
+    const r2 = await apply(s, r1, (o) => set(o, accounts.slice(0, 50), 2n), 2);
+    expect(bytesToHex(r2)).toBe(bytesToHex(block2.root));
+    await s.close();
+    s = new ChainStore(dir);
+    const r3 = await apply(s, r2, (o) => set(o, accounts.slice(25, 125), 3n), 3);
+    await s.close();
+    // the same end state in one block, on a store of its own
+    const fresh = store();
+    const together = await apply(fresh, EMPTY_ROOT, (o) => {
+      set(o, accounts.slice(125), 1n);
+      set(o, accounts.slice(0, 25), 2n);
+      set(o, accounts.slice(25, 125), 3n);
+    }, 1);
+    expect(bytesToHex(r3)).toBe(bytesToHex(together));
+    await fresh.close();
+  });
+
   test("the store's remembered reads follow every applied block, and a caller cannot change them", async () => {
     const s = store();
     // read before the first block: absent values are remembered too

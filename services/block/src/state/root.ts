@@ -14,7 +14,7 @@
 // overlay leaves nothing behind. Nodes are never pruned.
 import { MerklePatriciaTrie, type MPTOpts } from '@ethereumjs/mpt';
 import type { AccountState, Address } from '@platform/common';
-import { hexToBytes, keccak256, rlpEncode } from '@platform/crypto';
+import { bytesToHex, hexToBytes, keccak256, rlpDecode, rlpEncode, type RlpDecoded } from '@platform/crypto';
 import type { ChainStore, StateChanges } from './store.js';
 
 const utf8 = new TextEncoder();
@@ -103,5 +103,38 @@ export async function computeStateRoot(
     const storageRoot = storageRoots.get(address) ?? store.storageRoot(address) ?? EMPTY_ROOT;
     await accounts.put(key, accountLeaf(account, storageRoot));
   }
-  return { root: accounts.root(), trieNodes: db.written, storageRoots };
+  const root = accounts.root();
+  const roots = [root, ...[...storageRoots.values()].filter((r): r is Uint8Array => r !== null)];
+  return { root, trieNodes: reachable(db.written, roots), storageRoots };
+}
+
+/**
+ * The nodes written for this block that its final roots reach. A put
+ * rewrites every node on its path, so a block that changes n accounts writes
+ * the top of the trie n times over; only the last version of each is part of
+ * any root. The others would be stored for nothing (more than half the
+ * block's writes to the store, and its growth on disk).
+ */
+function reachable(written: Map<string, Uint8Array>, roots: Uint8Array[]): Map<string, Uint8Array> {
+  const kept = new Map<string, Uint8Array>();
+  const pending = roots.map((r) => bytesToHex(r));
+  while (pending.length > 0) {
+    const key = pending.pop()!;
+    const node = written.get(key);
+    // absent: stored by an earlier block (or the empty trie's root)
+    if (node === undefined || kept.has(key)) continue;
+    kept.set(key, node);
+    for (const child of childHashes(rlpDecode(node) as RlpDecoded[])) pending.push(bytesToHex(child));
+  }
+  return kept;
+}
+
+/** The children a node refers to by hash (a child under 32 bytes is inlined, and so has none of its own). */
+function childHashes(node: RlpDecoded[]): Uint8Array[] {
+  if (node.length === 17) return node.slice(0, 16).filter((c): c is Uint8Array => c instanceof Uint8Array && c.length === 32);
+  // a leaf's path is flagged by 2 or 3 in its first nibble; an extension's by 0 or 1
+  const path = node[0] as Uint8Array;
+  const child = node[1];
+  const isLeaf = (path[0] >> 4) >= 2;
+  return !isLeaf && child instanceof Uint8Array && child.length === 32 ? [child] : [];
 }
