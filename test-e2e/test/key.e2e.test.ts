@@ -103,7 +103,8 @@ describe('a node trusting an external OpenID issuer (OAUTH_DISCOVERY_URL)', () =
     expect(node.idpUrl).toBeNull();
     const carol = await issuer.token({ sub: 'c-123', preferred_username: 'carol' });
     const created = await api(node, 'POST', '/platform/v2.3/key', carol);
-    expect(created.status).toBe(200);
+    // the whole answer on failure: a 503 names the service that did not answer
+    expect({ status: created.status, body: created.body }).toMatchObject({ status: 200 });
     expect(computeAddress(`0x${created.body.pubkey}`).toLowerCase()).toBe(`0x${created.body.address}`);
     expect((await api(node, 'POST', '/platform/v2.3/key', carol)).body.error.message).toBe('User carol already exists');
     expect((await api(node, 'GET', '/platform/v2.3/key', carol)).body.address).toBe(created.body.address);
