@@ -17,6 +17,11 @@ export interface ExecConsumerSpec<R> {
   heartbeatMs: number;
   /** what applying does, for log lines ("recording execution results") */
   work: string;
+  /**
+   * whether a message's subject (`exec.<chain>`) concerns the caller; one that
+   * does not is acknowledged unread (not even parsed). Default: every one.
+   */
+  wanted?(subject: string): boolean;
   /** applies one result; a throw is retried on the same message */
   apply(seq: number, exec: ExecResult): Promise<R>;
   /** after a successful apply, before the ack; a throw ends the consumer with the message unacknowledged, as a crash would */
@@ -118,6 +123,11 @@ export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<
   };
 
   const handle = async (msg: JsMsg): Promise<void> => {
+    if (spec.wanted && !spec.wanted(msg.subject)) {
+      msg.ack();
+      spec.afterAck?.(msg.seq);
+      return;
+    }
     const exec = decode(msg);
     if (!exec) return;
     const heartbeat = setInterval(() => msg.working(), spec.heartbeatMs);

@@ -8,7 +8,7 @@
 //   private chain, and a contract of their own emitting `OrgAdded` must not
 //   let them in.
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { STREAMS, consumeExecResults, ensureDurableConsumer } from '@platform/bus';
+import { STREAMS, SUBJECTS, consumeExecResults, ensureDurableConsumer } from '@platform/bus';
 import { GOVERNANCE_ADDRESS, MAIN_CHAIN, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import { inTransaction, type Client, type Db } from './db.js';
@@ -112,6 +112,8 @@ export async function startConsumers(options: { js: JetStreamClient; jsm: JetStr
     logger,
     heartbeatMs: EXEC_HEARTBEAT_MS,
     work: 'applying governance events',
+    // the main chain has no governance: its results (nearly every block) are not even parsed
+    wanted: (subject) => subject !== SUBJECTS.exec.results(MAIN_CHAIN),
     apply: async (_seq, exec) => {
       // committed first, then told: whoever remembers who sees which chain asks again
       if (await applyGovernance(pool, exec)) visibilityChanged();
