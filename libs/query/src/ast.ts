@@ -17,7 +17,8 @@ export interface FieldRef {
 
 export type SelectItem =
   | { readonly kind: 'star' }
-  | { readonly kind: 'field'; readonly field: FieldRef; readonly alias: string | null }
+  /** `cast`: `qty::text`, the type name in lower case (the planner checks it) */
+  | { readonly kind: 'field'; readonly field: FieldRef; readonly alias: string | null; readonly cast: string | null }
   /** `count()`; a bare `count` is a `field` the planner turns into a count when the table has no such column */
   | { readonly kind: 'count'; readonly alias: string | null }
   | {

@@ -14,6 +14,8 @@ import type { OutputKind } from './plan/select.js';
 import type { QueryPlan } from './plan/plan.js';
 import { toNative } from './plan/sql.js';
 import { type RangeAnswer, rangeAnswer } from './range.js';
+import { badQuery } from './errors.js';
+import type { PlatformError } from '@platform/common';
 
 export type JsonValue = string | boolean | null | LosslessNumber | JsonValue[] | { [key: string]: JsonValue };
 export type Row = Record<string, JsonValue>;
@@ -73,8 +75,36 @@ export function nativeStatement(plan: QueryPlan): { text: string; values: unknow
 }
 
 /** Runs a plan on a knex (pool or transaction) or a pg client, and shapes the rows. */
+const CAST_FAILURES: Record<string, string> = {
+  '42846': 'PostgreSQL has no cast between those types',
+  '22P02': 'a value is not valid text for the type',
+  '22003': 'a value is out of the type\'s range',
+};
+
+/**
+ * What PostgreSQL refused because of a cast the request asked for: a value
+ * that does not fit its type (SQLSTATE class 22) or a cast between types that
+ * have none (42846). A 400 naming the casts as written; never PostgreSQL's
+ * message (knex puts the statement in front of it). Without casts, such an
+ * error is the planner's fault and stays one.
+ */
+function castFault(err: unknown, plan: QueryPlan): PlatformError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (plan.casts.length === 0 || typeof code !== 'string' || !(code.startsWith('22') || code === '42846')) return null;
+  const reason = CAST_FAILURES[code] ?? 'a value does not fit the type';
+  return badQuery(`the select's casts (${plan.casts.join(', ')}) cannot be applied to the values they read: ${reason}`, { casts: plan.casts, sqlState: code });
+}
+
+async function statementRows(db: Database, plan: QueryPlan, text: string, bindings: readonly unknown[]): Promise<unknown[][]> {
+  try {
+    return await arrayRows(db, text, bindings);
+  } catch (err) {
+    throw castFault(err, plan) ?? err;
+  }
+}
+
 export async function runQuery(db: Database, plan: QueryPlan): Promise<QueryResult> {
-  const raw = await arrayRows(db, plan.sql, plan.bindings);
+  const raw = await statementRows(db, plan, plan.sql, plan.bindings);
   const shapers = plan.columns.map((c) => SHAPERS[c.kind]);
   const rows = raw.map((values) =>
     // fromEntries defines own properties, so a column named __proto__ is just a key
@@ -83,7 +113,7 @@ export async function runQuery(db: Database, plan: QueryPlan): Promise<QueryResu
   let total: number | null = null;
   if (plan.count) {
     // the total rides on every row; an empty page needs the count statement
-    total = Number(raw.length > 0 ? raw[0][plan.columns.length] : (await arrayRows(db, plan.countSql!, plan.countBindings))[0][0]);
+    total = Number(raw.length > 0 ? raw[0][plan.columns.length] : (await statementRows(db, plan, plan.countSql!, plan.countBindings))[0][0]);
   }
   return { rows, total, ...rangeAnswer(plan.offset, plan.limit, rows.length, total) };
 }

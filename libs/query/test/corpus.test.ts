@@ -167,6 +167,13 @@ const CORPUS: Case[] = [
     sql: pick(`'id', i.id, 'a', i.meta->'a', 'txt', i.meta->>'a', 'tags', i.meta->'tags'->0`, 'TRUE', 'ORDER BY i.id'),
   },
   { query: `select=${LONG_NAME},field-with_sep&id=in.(1,2,3)`, sql: pick(`'${LONG_NAME}', i.c_long, 'field-with_sep', i.c_sep`, 'i.id IN (1,2,3)') },
+  // casts (PostgREST's ::type): the key stays the field's, the value is the cast one
+  {
+    query: 'select=id::text,q:qty::text,price::int,active::int,meta::text,txt:meta->>a::numeric&id=in.(1,2,3,4)&order=id',
+    sql: pick(`'id', i.id::text, 'q', i.qty::text, 'price', i.price::int4, 'active', i.active::int4, 'meta', i.meta::text, 'txt', (i.meta->>'a')::numeric`, 'i.id IN (1,2,3,4)', 'ORDER BY i.id'),
+  },
+  { query: 'select=name,qty::float8,active::bool&order=id&limit=4', sql: pick(`'name', i.name, 'qty', i.qty::float8, 'active', i.active`, 'TRUE', 'ORDER BY i.id', 'LIMIT 4') },
+  { query: 'select=id,Owner(name,score::text)&order=id', sql: pick(`'id', i.id, 'Owner', (SELECT json_build_object('name', o.name, 'score', o.score::text) FROM q.t_owner o WHERE o.address = i.owner AND o.chain_id = i.chain_id AND o.chain_id IN ('', 'c1'))`, 'TRUE', 'ORDER BY i.id') },
   // embedded resources: to-one (object or null), to-many (array, [] when none), nested, aliased, hinted
   { query: 'select=id,Owner(*)&order=id', sql: pick(`'id', i.id, 'Owner', ${OWNER_OF_ITEM}`, 'TRUE', 'ORDER BY i.id') },
   {

@@ -161,20 +161,23 @@ describe('parseQuery: and/or trees', () => {
 describe('parseQuery: select', () => {
   test.each<[string, unknown]>([
     ['select=*', [{ kind: 'star' }]],
-    ['select=id,name', [{ kind: 'field', field: f('id'), alias: null }, { kind: 'field', field: f('name'), alias: null }]],
-    ['select= id , name ', [{ kind: 'field', field: f('id'), alias: null }, { kind: 'field', field: f('name'), alias: null }]],
-    ['select=myId:id', [{ kind: 'field', field: f('id'), alias: 'myId' }]],
-    ['select="a:b":"c.d"', [{ kind: 'field', field: f('c.d'), alias: 'a:b' }]],
-    ['select=meta->a->>b', [{ kind: 'field', field: f('meta', [{ arrow: '->', key: 'a' }, { arrow: '->>', key: 'b' }]), alias: null }]],
-    ['select=x:meta->0', [{ kind: 'field', field: f('meta', [{ arrow: '->', key: 0 }]), alias: 'x' }]],
-    ['select=count', [{ kind: 'field', field: f('count'), alias: null }]],
+    ['select=id,name', [{ kind: 'field', field: f('id'), alias: null, cast: null }, { kind: 'field', field: f('name'), alias: null, cast: null }]],
+    ['select= id , name ', [{ kind: 'field', field: f('id'), alias: null, cast: null }, { kind: 'field', field: f('name'), alias: null, cast: null }]],
+    ['select=myId:id', [{ kind: 'field', field: f('id'), alias: 'myId', cast: null }]],
+    ['select="a:b":"c.d"', [{ kind: 'field', field: f('c.d'), alias: 'a:b', cast: null }]],
+    ['select=meta->a->>b', [{ kind: 'field', field: f('meta', [{ arrow: '->', key: 'a' }, { arrow: '->>', key: 'b' }]), alias: null, cast: null }]],
+    ['select=x:meta->0', [{ kind: 'field', field: f('meta', [{ arrow: '->', key: 0 }]), alias: 'x', cast: null }]],
+    ['select=count', [{ kind: 'field', field: f('count'), alias: null, cast: null }]],
     ['select=count()', [{ kind: 'count', alias: null }]],
+    ['select=id::text', [{ kind: 'field', field: f('id'), alias: null, cast: 'text' }]],
+    ['select=n:meta->>a::INT,id', [{ kind: 'field', field: f('meta', [{ arrow: '->>', key: 'a' }]), alias: 'n', cast: 'int' }, { kind: 'field', field: f('id'), alias: null, cast: null }]],
+    ['select=Item(qty::numeric)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'field', field: f('qty'), alias: null, cast: 'numeric' }] }]],
     ['select=total:count()', [{ kind: 'count', alias: 'total' }]],
     ['select=*,Item(*)', [{ kind: 'star' }, { kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'star' }] }]],
     [
       'select=id,it:Acme-Item(id,name)',
       [
-        { kind: 'field', field: f('id'), alias: null },
+        { kind: 'field', field: f('id'), alias: null, cast: null },
         {
           kind: 'embed',
           relation: 'Acme-Item',
@@ -182,23 +185,23 @@ describe('parseQuery: select', () => {
           hint: null,
           inner: false,
           select: [
-            { kind: 'field', field: f('id'), alias: null },
-            { kind: 'field', field: f('name'), alias: null },
+            { kind: 'field', field: f('id'), alias: null, cast: null },
+            { kind: 'field', field: f('name'), alias: null, cast: null },
           ],
         },
       ],
     ],
-    ['select=Item!owner(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', inner: false, select: [{ kind: 'field', field: f('id'), alias: null }] }]],
-    ['select=Item!left(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'field', field: f('id'), alias: null }] }]],
+    ['select=Item!owner(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', inner: false, select: [{ kind: 'field', field: f('id'), alias: null, cast: null }] }]],
+    ['select=Item!left(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'field', field: f('id'), alias: null, cast: null }] }]],
     [
       'select=A(B(C(*)))',
       [{ kind: 'embed', relation: 'A', alias: null, hint: null, inner: false, select: [{ kind: 'embed', relation: 'B', alias: null, hint: null, inner: false, select: [{ kind: 'embed', relation: 'C', alias: null, hint: null, inner: false, select: [{ kind: 'star' }] }] }] }],
     ],
-    ['select=Item!inner(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: true, select: [{ kind: 'field', field: f('id'), alias: null }] }]],
+    ['select=Item!inner(id)', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: true, select: [{ kind: 'field', field: f('id'), alias: null, cast: null }] }]],
     ['select=x:Item!owner!inner(*)', [{ kind: 'embed', relation: 'Item', alias: 'x', hint: 'owner', inner: true, select: [{ kind: 'star' }] }]],
     ['select=Item!inner!owner(*)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', inner: true, select: [{ kind: 'star' }] }]],
     ['select=Item!left!owner(*)', [{ kind: 'embed', relation: 'Item', alias: null, hint: 'owner', inner: false, select: [{ kind: 'star' }] }]],
-    ['select=Item( id , x:name )', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'field', field: f('id'), alias: null }, { kind: 'field', field: f('name'), alias: 'x' }] }]],
+    ['select=Item( id , x:name )', [{ kind: 'embed', relation: 'Item', alias: null, hint: null, inner: false, select: [{ kind: 'field', field: f('id'), alias: null, cast: null }, { kind: 'field', field: f('name'), alias: 'x', cast: null }] }]],
   ])('%s', (query, expected) => {
     expect(parseQuery(query).select).toEqual(expected);
   });
@@ -375,7 +378,9 @@ describe('parseQuery: errors are 400 BAD_QUERY naming the offending part', () =>
     // select
     ['select=', 'the parameter select is empty'],
     ['select=id,', 'a field name'],
-    ['select=id::text', 'casts with :: are not supported'],
+    ['select=id::', 'a type name after ::'],
+    ['select=id::1x', 'a type name after ::'],
+    ['select=id::text::int', "',' or end of select"],
     ['select=...Item(*)', 'spread embeds'],
     ['select=Item!a!b(*)', 'at most one hint'],
     ['select=Item!inner!left(*)', 'at most one of !inner and !left'],

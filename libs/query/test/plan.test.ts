@@ -52,6 +52,9 @@ describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)',
     ['select=Owner(nope)', "column 'nope' does not exist in 'Acme-Owner'"],
     ['select=count&order=nope', "column 'nope' does not exist in 'Acme-Item'"],
     ['Id=eq.1', "column 'Id' does not exist"],
+    // casts to a type a select cannot cast to
+    ['select=id::date', "cannot cast 'id' to 'date': the types a select can cast to are text,"],
+    ['select=Owner(name::money)', "cannot cast 'name' to 'money'"],
     // values of the wrong type
     ['id=gt.abc', "invalid value 'abc' in 'id=gt.abc': it is not a number"],
     ['qty=eq.1e1001', 'it is not a number'],

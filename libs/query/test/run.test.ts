@@ -29,6 +29,22 @@ describe('runQuery on PostgreSQL', () => {
       );
     });
 
+    test('a cast the data does not fit, or between types without one, is a 400 naming types and values, never the statement', async () => {
+      for (const [q, message] of [
+        ['select=name::int&id=eq.1', "the select's casts (name::int) cannot be applied to the values they read: a value is not valid text for the type"],
+        ['select=id,Owner(name::text,score::bool)&id=eq.1', "the select's casts (name::text, score::bool) cannot be applied to the values they read: PostgreSQL has no cast between those types"],
+        ['select=active::json&id=eq.1', 'PostgreSQL has no cast between those types'],
+      ]) {
+        const err = await query(knex, 'Acme-Item', q).then(
+          () => null,
+          (e: unknown) => e as { code: string; status: number; message: string },
+        );
+        expect(err).toMatchObject({ code: 'BAD_QUERY', status: 400 });
+        expect(err!.message).toContain(message);
+        expect(err!.message).not.toMatch(/SELECT|q\.t_item|json_build_object/);
+      }
+    });
+
     test('text, booleans and NULLs as JSON strings, booleans and null', async () => {
       const { rows } = await query(knex, 'Acme-Item', 'select=name,active,qty,meta&id=in.(5,8)&order=id');
       expect(toJson(rows)).toBe('[{"name":"\\"quoted\\"","active":false,"qty":0,"meta":null},{"name":"under_score","active":null,"qty":null,"meta":null}]');

@@ -187,6 +187,14 @@ describe('search', () => {
     expect(column.message).not.toMatch(/c_\d|v_\d|cirrus\./);
     expect((await failure('Item', 'qty=eq.abc')).code).toBe('BAD_QUERY');
   });
+
+  test('casts: the value as the type asked for; one the data does not fit is a 400 naming the cast, without SQL', async () => {
+    expect((await search('Item', 'name=eq.Widget&select=n:name,qty::text,active::int')).body).toEqual([{ n: 'Widget', qty: '9', active: 1 }]);
+    const bad = await h.failure('Item', 'name=eq.Widget&select=name::numeric');
+    expect(bad).toMatchObject({ code: 'BAD_QUERY', details: { casts: ['name::numeric'] } });
+    expect(bad.message).not.toMatch(/SELECT|c_\d|v_\d|cirrus\./);
+    expect((await h.failure('Item', 'select=qty::date')).message).toContain("cannot cast 'qty' to 'date'");
+  });
 });
 
 describe('idempotence', () => {

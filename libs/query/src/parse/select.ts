@@ -3,10 +3,11 @@
 //   item   := "*"
 //           | [alias ":"] name ("!" (hint | "inner" | "left"))* "(" select ")"   embedded resource
 //           | [alias ":"] "count()"                             the row count
-//           | [alias ":"] name [json path]                      a column
+//           | [alias ":"] name [json path] ["::" type]          a column, cast
 // `!inner` drops the parent rows that have no embedded row, `!left` (the
-// default) keeps them. Casts (`id::text`) and spreads (`...Item(*)`) are
-// refused with a message saying so rather than misread.
+// default) keeps them. Spreads (`...Item(*)`) are refused with a message
+// saying so rather than misread; which cast types exist is the planner's
+// business.
 import type { SelectItem } from '../ast.js';
 import type { Cursor } from './cursor.js';
 import { aliasPrefix, field, fieldName } from './names.js';
@@ -46,9 +47,17 @@ function selectItem(c: Cursor, depth: number): SelectItem {
   if (c.peek() === '(' || c.peek() === '!') return embed(c, name, as, depth);
   c.pos = start;
   const f = field(c);
-  if (c.startsWith('::')) c.fail("',' or end of select (casts with :: are not supported)");
+  const cast = c.eat('::') ? castType(c) : null;
   itemEnd(c);
-  return { kind: 'field', field: f, alias: as };
+  return { kind: 'field', field: f, alias: as, cast };
+}
+
+/** A type name after `::`: letters, digits and underscores, starting with a letter (PostgREST's `pIdentifier` for casts). */
+function castType(c: Cursor): string {
+  const match = /^[A-Za-z][A-Za-z0-9_]*/.exec(c.text.slice(c.pos));
+  if (!match) c.fail('a type name after ::');
+  c.pos += match![0].length;
+  return match![0].toLowerCase();
 }
 
 function embed(c: Cursor, relation: string, as: string | null, depth: number): SelectItem {

@@ -3,6 +3,7 @@
 // empty). Every identifier comes from the catalogue, every request value is a
 // bound parameter, and the caller's row visibility is part of every WHERE.
 import type { QueryAst } from '../ast.js';
+import { castsOf } from './casts.js';
 import type { Catalogue } from '../catalogue.js';
 import { badQuery, echo, notFound } from '../errors.js';
 import { type PlanContext, newScope, tableRef, tableVisible } from './context.js';
@@ -34,6 +35,8 @@ export interface QueryPlan {
   readonly limit: number | null;
   readonly offset: number;
   readonly count: boolean;
+  /** the select's casts as written: a statement PostgreSQL refuses for a value or a cast is then the request's fault (src/run.ts) */
+  readonly casts: readonly string[];
 }
 
 export function planQuery(ast: QueryAst, catalogue: Catalogue, options: PlanOptions): QueryPlan {
@@ -85,5 +88,6 @@ export function planQuery(ast: QueryAst, catalogue: Catalogue, options: PlanOpti
     limit: ast.limit,
     offset: ast.offset,
     count: ast.count,
+    casts: castsOf(ast.select),
   };
 }

@@ -22,6 +22,7 @@ import {
   visibility,
 } from './context.js';
 import { type EmbedItem, type EmbedParams, NO_PARAMS, embedKey, embedNamed, notEmbedded } from './embedded.js';
+import { castSql, castType } from './casts.js';
 import { pathKey, resolveField } from './fields.js';
 import { type Fragment, ident, join, param, sql } from './sql.js';
 import { valueTypeOf } from './values.js';
@@ -56,9 +57,15 @@ function jsonObject(pairs: ReadonlyArray<readonly [string, Fragment]>): Fragment
 }
 
 /** The value a column of the select takes, and its key. */
-function fieldColumn(scope: Scope, f: FieldRef, as: string | null): PlannedColumn {
+function fieldColumn(scope: Scope, f: FieldRef, as: string | null, cast: string | null): PlannedColumn {
   const { expr, type } = resolveField(scope, f);
   const key = as ?? (f.path.length ? pathKey(f) : f.name);
+  if (cast !== null) {
+    const to = castType(cast, key);
+    const value = castSql(expr, to);
+    // numbers and json travel as PostgreSQL's text (the driver would make a float8 a JavaScript number)
+    return to.kind === 'json' || to.kind === 'numeric' ? { key, kind: to.kind, expr: sql`${value}::text` } : { key, kind: to.kind, expr: value };
+  }
   // jsonb travels as text, so its numbers are parsed losslessly (src/run.ts)
   if (type === 'jsonb') return { key, kind: 'json', expr: sql`${expr}::text` };
   return { key, kind: type, expr };
@@ -321,7 +328,8 @@ function embedPairs(ctx: PlanContext, scope: Scope, items: readonly SelectItem[]
     } else if (item.kind === 'field') {
       const key = item.alias ?? (item.field.path.length ? pathKey(item.field) : item.field.name);
       const missing = elsewhere((t) => t.columns.has(item.field.name));
-      pairs.push([key, missing ? sql`NULL` : resolveField(scope, item.field).expr]);
+      const value = missing ? sql`NULL` : resolveField(scope, item.field).expr;
+      pairs.push([key, item.cast === null ? value : castSql(value, castType(item.cast, key))]);
     } else if (item.kind === 'embed') {
       const missing = elsewhere((t) => offers(ctx, t, item.relation, item.hint));
       pairs.push([embedKey(item), missing ? sql`NULL` : embedSubquery(ctx, scope, item)]);
@@ -355,7 +363,7 @@ export function orderOf(scope: Scope, specs: readonly OrderSpec[]): Fragment | n
 /** Whether a select item is the row count: `count()`, or a bare `count` on a table without a `count` column. */
 export function isCount(scope: Scope, item: SelectItem): boolean {
   if (item.kind === 'count') return true;
-  return item.kind === 'field' && item.field.name === 'count' && item.field.path.length === 0 && !scope.table.columns.has('count');
+  return item.kind === 'field' && item.field.name === 'count' && item.field.path.length === 0 && item.cast === null && !scope.table.columns.has('count');
 }
 
 /** The top-level output columns of a select list without counts. */
@@ -363,9 +371,9 @@ export function selectColumns(ctx: PlanContext, scope: Scope, items: readonly Se
   const out: PlannedColumn[] = [];
   for (const item of items) {
     if (item.kind === 'star') {
-      for (const name of scope.table.columns.keys()) out.push(fieldColumn(scope, { name, path: [] }, null));
+      for (const name of scope.table.columns.keys()) out.push(fieldColumn(scope, { name, path: [] }, null, null));
     } else if (item.kind === 'field') {
-      out.push(fieldColumn(scope, item.field, item.alias));
+      out.push(fieldColumn(scope, item.field, item.alias, item.cast));
     } else if (item.kind === 'embed') {
       out.push({ key: embedKey(item), kind: 'json', expr: sql`${embedSubquery(ctx, scope, item)}::text` });
     }
