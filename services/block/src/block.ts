@@ -2,7 +2,7 @@
 // transaction leaves behind transactionsRoot, and the proposer's signature.
 import type { Block, BlockHeader, Hash, Transaction } from '@platform/common';
 import { bytesToHex, hexToBytes, keccak256, recoverAddress, rlpEncode, sign, type KeyPair, type RlpInput } from '@platform/crypto';
-import { trieRootOf } from './state/trie-root.js';
+import { trieRootOf } from './state/mpt.js';
 
 const utf8 = new TextEncoder();
 export const ZERO_HASH = '0'.repeat(64);

@@ -1,12 +1,10 @@
-// Pieces without NATS: the settings edge, the transactions trie against
-// @ethereumjs/mpt, the state root's independence from how blocks split the
+// Pieces without NATS: the settings edge, the state root's independence from how blocks split the
 // changes, the overlay's journal, the mempool's choice, and gas accounting.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { ConfigError, type Transaction } from '@platform/common';
-import { bytesToHex, contractAddress, generateKeyPair, rlpEncode } from '@platform/crypto';
+import { bytesToHex, contractAddress, generateKeyPair } from '@platform/crypto';
 import { MemoryWorldState } from '@platform/solidvm';
 import { Mempool } from '../src/chain/mempool.js';
 import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
@@ -15,7 +13,6 @@ import { loadBlockSettings } from '../src/settings.js';
 import { Overlay } from '../src/state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot } from '../src/state/root.js';
 import { ChainStore } from '../src/state/store.js';
-import { trieRootOf } from '../src/state/trie-root.js';
 import { Account, COUNTER } from './helpers.js';
 
 describe('settings', () => {
@@ -25,22 +22,6 @@ describe('settings', () => {
     expect(() => loadBlockSettings({ BLOCK_MAX_TXS: 'many' })).toThrow(ConfigError);
     expect(() => loadBlockSettings({ BLOCK_MAX_TXS: '0' })).toThrow(/^BLOCK_MAX_TXS: /);
     expect(() => loadBlockSettings({ BLOCK_MAX_WAIT_MS: '-1' })).toThrow(/^BLOCK_MAX_WAIT_MS: /);
-  });
-});
-
-describe('trie roots', () => {
-  test('the one-pass builder agrees with @ethereumjs/mpt', async () => {
-    for (const n of [0, 1, 2, 16, 17, 130]) {
-      const reference = new MerklePatriciaTrie();
-      const pairs: Array<[Uint8Array, Uint8Array]> = [];
-      for (let i = 0; i < n; i++) {
-        const key = rlpEncode(i);
-        const value = new Uint8Array(1 + ((i * 7) % 90)).fill(i % 256);
-        pairs.push([key, value]);
-        await reference.put(key, value);
-      }
-      expect(bytesToHex(trieRootOf(pairs))).toBe(bytesToHex(reference.root()));
-    }
   });
 });
 

@@ -1,0 +1,357 @@
+// Ethereum's Merkle-Patricia trie, edited in memory and hashed once.
+//
+// A block changes many keys of one trie. Hashing the path of every put (what
+// a conventional trie does) rewrites the trie's upper nodes once per key; here
+// edits only build new nodes (copy on write: a stored node is never changed),
+// and `commit` encodes and hashes each new node once, bottom up. Nodes come
+// from a `NodeSource` by hash and are decoded at most once per process
+// (`decodedNodes`: a node is named by its hash, so a decoded one never goes
+// stale). The roots are those of the Yellow Paper's trie (appendix D), checked
+// against ethereum/tests' TrieTests and @ethereumjs/mpt (test/mpt.test.ts).
+import { bytesToHex, keccak256, rlpDecode, rlpEncode, type RlpDecoded, type RlpInput } from '@platform/crypto';
+
+/** The root of the empty trie: Keccak-256 of RLP(""), 56e81f…b421. */
+export const EMPTY_ROOT = keccak256(rlpEncode(new Uint8Array(0)));
+
+/** A stored node's encoding by its hash (64 hex), or undefined when the store has none. */
+export type NodeSource = (hexHash: string) => Uint8Array | undefined;
+
+/** A path of nibbles (values 0–15), one per element. */
+type Nibbles = Uint8Array;
+
+/**
+ * What a parent holds of a child once the child is encoded: its 32-byte hash,
+ * or the child's own item when its encoding is under 32 bytes (inlined).
+ */
+type Ref = Uint8Array | RlpInput[];
+
+interface Leaf {
+  kind: 'leaf';
+  path: Nibbles;
+  value: Uint8Array;
+  /** set once encoded: a loaded node has it from the start, a new one gets it at commit */
+  ref?: Ref;
+}
+interface Extension {
+  kind: 'extension';
+  path: Nibbles;
+  child: Child;
+  ref?: Ref;
+}
+interface Branch {
+  kind: 'branch';
+  children: Array<Child | null>;
+  value: Uint8Array | null;
+  ref?: Ref;
+}
+/** A stored node known only by its hash until an edit needs to look inside. */
+interface Stored {
+  kind: 'stored';
+  hash: Uint8Array;
+}
+type TrieNode = Leaf | Extension | Branch;
+type Child = TrieNode | Stored;
+
+const EMPTY = new Uint8Array(0);
+
+export class TrieError extends Error {}
+
+/**
+ * One trie from `root` over the nodes of `source`. With `secure`, keys are
+ * hashed with Keccak-256 first (the state and storage tries). An empty value
+ * deletes, as in Ethereum's trie.
+ */
+export class MerkleTrie {
+  private top: Child | null;
+
+  constructor(
+    root: Uint8Array,
+    private readonly source: NodeSource,
+    private readonly secure = false,
+  ) {
+    this.top = equalBytes(root, EMPTY_ROOT) ? null : { kind: 'stored', hash: root };
+  }
+
+  put(key: Uint8Array, value: Uint8Array): void {
+    if (value.length === 0) return this.del(key);
+    this.top = this.insert(this.top, this.pathOf(key), value);
+  }
+
+  del(key: Uint8Array): void {
+    this.top = this.remove(this.top, this.pathOf(key));
+  }
+
+  /** The value under `key`, or undefined. */
+  get(key: Uint8Array): Uint8Array | undefined {
+    let node = this.top;
+    let path = this.pathOf(key);
+    while (node !== null) {
+      const n = this.resolve(node);
+      if (n.kind === 'leaf') return equalBytes(n.path, path) ? n.value : undefined;
+      if (n.kind === 'extension') {
+        if (commonPrefix(n.path, path) < n.path.length) return undefined;
+        path = path.subarray(n.path.length);
+        node = n.child;
+        continue;
+      }
+      if (path.length === 0) return n.value ?? undefined;
+      node = n.children[path[0]];
+      path = path.subarray(1);
+    }
+    return undefined;
+  }
+
+  /**
+   * The root hash. Every node made since the last commit is encoded and
+   * hashed once; those of 32 bytes or more go into `written` (hex hash →
+   * encoding), which is exactly what a store needs to keep to read this root.
+   */
+  commit(written: Map<string, Uint8Array>): Uint8Array {
+    const top = this.top;
+    if (top === null) return EMPTY_ROOT;
+    if (top.kind === 'stored') return top.hash;
+    const ref = refOf(top, written);
+    if (ref instanceof Uint8Array) return ref;
+    // the root is named by its hash whatever its size
+    const encoded = rlpEncode(ref);
+    const hash = keccak256(encoded);
+    const hex = bytesToHex(hash);
+    written.set(hex, encoded);
+    top.ref = hash;
+    remember(hex, top);
+    return hash;
+  }
+
+  private pathOf(key: Uint8Array): Nibbles {
+    return nibbles(this.secure ? keccak256(key) : key);
+  }
+
+  private resolve(child: Child): TrieNode {
+    if (child.kind !== 'stored') return child;
+    return loadNode(child.hash, this.source);
+  }
+
+  /** `child` with `value` under `path`: new nodes along the path, the rest shared; `child` itself when it held that value already. */
+  private insert(child: Child | null, path: Nibbles, value: Uint8Array): Child {
+    if (child === null) return { kind: 'leaf', path, value };
+    const node = this.resolve(child);
+    if (node.kind === 'branch') {
+      if (path.length === 0) {
+        if (node.value !== null && equalBytes(node.value, value)) return child;
+        return { kind: 'branch', children: node.children.slice(), value };
+      }
+      const before = node.children[path[0]];
+      const after = this.insert(before, path.subarray(1), value);
+      if (after === before) return child;
+      const children = node.children.slice();
+      children[path[0]] = after;
+      return { kind: 'branch', children, value: node.value };
+    }
+    const shared = commonPrefix(node.path, path);
+    if (node.kind === 'leaf' && shared === node.path.length && shared === path.length) {
+      return equalBytes(node.value, value) ? child : { kind: 'leaf', path, value };
+    }
+    if (node.kind === 'extension' && shared === node.path.length) {
+      const after = this.insert(node.child, path.subarray(shared), value);
+      return after === node.child ? child : { kind: 'extension', path: node.path, child: after };
+    }
+    // the paths part after `shared` nibbles: a branch there holds both
+    const branch: Branch = { kind: 'branch', children: new Array<Child | null>(16).fill(null), value: null };
+    if (node.kind === 'leaf') {
+      if (shared === node.path.length) branch.value = node.value;
+      else branch.children[node.path[shared]] = { kind: 'leaf', path: node.path.subarray(shared + 1), value: node.value };
+    } else {
+      const rest = node.path.subarray(shared + 1);
+      branch.children[node.path[shared]] = rest.length === 0 ? node.child : { kind: 'extension', path: rest, child: node.child };
+    }
+    if (shared === path.length) branch.value = value;
+    else branch.children[path[shared]] = { kind: 'leaf', path: path.subarray(shared + 1), value };
+    return shared === 0 ? branch : { kind: 'extension', path: path.subarray(0, shared), child: branch };
+  }
+
+  /** `node` without `path`; the same object when it held no such key. */
+  private remove(child: Child | null, path: Nibbles): Child | null {
+    if (child === null) return null;
+    const node = this.resolve(child);
+    if (node.kind === 'leaf') return equalBytes(node.path, path) ? null : child;
+    if (node.kind === 'extension') {
+      if (commonPrefix(node.path, path) < node.path.length) return child;
+      const after = this.remove(node.child, path.subarray(node.path.length));
+      if (after === node.child) return child;
+      // under an extension is a branch of two or more entries, which a removal leaves non-empty
+      if (after === null) throw new TrieError('an extension leads to a branch of one entry');
+      return this.joinPath(node.path, after);
+    }
+    const children = node.children.slice();
+    let value = node.value;
+    if (path.length === 0) {
+      if (value === null) return child;
+      value = null;
+    } else {
+      const before = children[path[0]];
+      const after = this.remove(before, path.subarray(1));
+      if (after === before) return child;
+      children[path[0]] = after;
+    }
+    // a branch left with one entry becomes that entry, its nibble joined to the path
+    let only = -1;
+    let count = value === null ? 0 : 1;
+    for (let i = 0; i < 16; i++) {
+      if (children[i] !== null) {
+        count++;
+        only = i;
+      }
+    }
+    if (count >= 2) return { kind: 'branch', children, value };
+    if (count === 0) return null;
+    if (only === -1) return { kind: 'leaf', path: EMPTY, value: value! };
+    return this.joinPath(Uint8Array.of(only), children[only]!);
+  }
+
+  /** `child` reached through `prefix`: a leaf or extension takes the prefix into its path, a branch gets an extension. */
+  private joinPath(prefix: Nibbles, child: Child): TrieNode {
+    const node = this.resolve(child);
+    if (node.kind === 'leaf') return { kind: 'leaf', path: concatNibbles(prefix, node.path), value: node.value };
+    if (node.kind === 'extension') return { kind: 'extension', path: concatNibbles(prefix, node.path), child: node.child };
+    return { kind: 'extension', path: prefix, child };
+  }
+}
+
+/** The root of a trie holding these pairs, built from empty (later duplicates of a key win, an empty value deletes). */
+export function trieRootOf(pairs: Iterable<readonly [Uint8Array, Uint8Array]>): Uint8Array {
+  const trie = new MerkleTrie(EMPTY_ROOT, () => undefined);
+  for (const [key, value] of pairs) trie.put(key, value);
+  return trie.commit(new Map());
+}
+
+// --- encoding ---------------------------------------------------------------------
+
+/** What the parent holds of `child`, encoding (and recording) new nodes beneath it first. */
+function refOf(child: Child, written: Map<string, Uint8Array>): Ref {
+  if (child.kind === 'stored') return child.hash;
+  if (child.ref !== undefined) return child.ref;
+  const item = itemOf(child, written);
+  const encoded = rlpEncode(item);
+  if (encoded.length < 32) {
+    child.ref = item;
+  } else {
+    const hash = keccak256(encoded);
+    const hex = bytesToHex(hash);
+    written.set(hex, encoded);
+    child.ref = hash;
+    remember(hex, child);
+  }
+  return child.ref;
+}
+
+function itemOf(node: TrieNode, written: Map<string, Uint8Array>): RlpInput[] {
+  if (node.kind === 'leaf') return [hexPrefix(node.path, true), node.value];
+  if (node.kind === 'extension') return [hexPrefix(node.path, false), refOf(node.child, written)];
+  const item: RlpInput[] = new Array<RlpInput>(17);
+  for (let i = 0; i < 16; i++) {
+    const c = node.children[i];
+    item[i] = c === null ? EMPTY : refOf(c, written);
+  }
+  item[16] = node.value ?? EMPTY;
+  return item;
+}
+
+/** Ethereum's hex-prefix encoding of a nibble path, flagged as leaf or extension. */
+function hexPrefix(path: Nibbles, leaf: boolean): Uint8Array {
+  const odd = path.length % 2;
+  const out = new Uint8Array((path.length >> 1) + 1);
+  out[0] = ((leaf ? 2 : 0) + odd) << 4;
+  let i = 0;
+  if (odd) out[0] |= path[i++];
+  for (let o = 1; i < path.length; i += 2, o++) out[o] = (path[i] << 4) | path[i + 1];
+  return out;
+}
+
+// --- decoding ---------------------------------------------------------------------
+
+/**
+ * Decoded nodes by hex hash, shared by every trie of the process (a hash
+ * names one content, and a node is never changed once hashed): those loaded,
+ * and those a commit hashed, since the next block walks down the nodes this
+ * one made. Cleared whole when full, which costs only the decodes.
+ */
+const decodedNodes = new Map<string, TrieNode>();
+const DECODED_NODES_MAX = 50_000;
+
+function remember(hex: string, node: TrieNode): void {
+  if (decodedNodes.size >= DECODED_NODES_MAX) decodedNodes.clear();
+  decodedNodes.set(hex, node);
+}
+
+function loadNode(hash: Uint8Array, source: NodeSource): TrieNode {
+  const hex = bytesToHex(hash);
+  const cached = decodedNodes.get(hex);
+  if (cached !== undefined) return cached;
+  const encoded = source(hex);
+  if (encoded === undefined) throw new TrieError(`the trie node ${hex} is not in the store`);
+  const node = nodeOf(rlpDecode(encoded), hash);
+  remember(hex, node);
+  return node;
+}
+
+function nodeOf(item: RlpDecoded, ref: Ref): TrieNode {
+  if (!Array.isArray(item)) throw new TrieError('a trie node is a list');
+  if (item.length === 17) {
+    const children = new Array<Child | null>(16);
+    for (let i = 0; i < 16; i++) children[i] = childOf(item[i]);
+    const value = item[16];
+    if (Array.isArray(value)) throw new TrieError("a branch's value is a byte string");
+    return { kind: 'branch', children, value: value.length === 0 ? null : value, ref };
+  }
+  if (item.length !== 2 || Array.isArray(item[0]) || item[0].length === 0) throw new TrieError('a trie node has 2 or 17 items');
+  const [encodedPath, second] = item;
+  const flag = encodedPath[0] >> 4;
+  if (flag > 3) throw new TrieError(`bad hex-prefix flag ${flag}`);
+  const all = nibbles(encodedPath);
+  const path = all.subarray(flag & 1 ? 1 : 2);
+  if (flag >= 2) {
+    if (Array.isArray(second)) throw new TrieError("a leaf's value is a byte string");
+    return { kind: 'leaf', path, value: second, ref };
+  }
+  const child = childOf(second);
+  if (child === null) throw new TrieError('an extension has no child');
+  return { kind: 'extension', path, child, ref };
+}
+
+function childOf(item: RlpDecoded): Child | null {
+  if (Array.isArray(item)) return nodeOf(item, item as RlpInput[]);
+  if (item.length === 0) return null;
+  if (item.length === 32) return { kind: 'stored', hash: item };
+  throw new TrieError(`a child reference of ${item.length} bytes`);
+}
+
+// --- nibbles ----------------------------------------------------------------------
+
+function nibbles(bytes: Uint8Array): Nibbles {
+  const out = new Uint8Array(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i++) {
+    out[2 * i] = bytes[i] >> 4;
+    out[2 * i + 1] = bytes[i] & 15;
+  }
+  return out;
+}
+
+function commonPrefix(a: Nibbles, b: Nibbles): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+function concatNibbles(a: Nibbles, b: Nibbles): Nibbles {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
