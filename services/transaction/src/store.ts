@@ -219,7 +219,7 @@ export async function recordResults(pool: Db, consumer: string, results: FinalRe
        RETURNING 1
      ), inserted AS (
        INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
-       SELECT h, c, s, b, r::jsonb, d::jsonb, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(h, c, s, b, r, d)
+       SELECT h, c, s, b, r::json, d::json, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(h, c, s, b, r, d)
         WHERE EXISTS (SELECT 1 FROM progress)
        ON CONFLICT (hash) DO NOTHING
        RETURNING hash
