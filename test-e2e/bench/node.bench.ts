@@ -8,7 +8,9 @@
 //      request, many clients: admission per second, and per second to Success;
 //   3. a lone resolve=true call on an idle node: p50 and p99 latency;
 //   4. EVM function calls in batches of 100: transactions per second.
-// Plus the machine's core count and the peak RSS of each service process.
+// Plus the machine's core count, the peak RSS of each service process, and
+// the host's own speed before and after (hostReference): on a shared host the
+// figures of two runs compare only beside those.
 // The client runs on the same machine, so every figure includes its cost;
 // raw transactions are signed before their clock starts.
 //
@@ -27,7 +29,7 @@ import { Wallet, type BaseWallet, encodeRlp, hexlify, keccak256, toBeArray, type
 import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
 import { publicKeyToPem } from '@platform/certs';
 import { REGISTRY_ADDRESS } from '@platform/identity';
-import { freePort, startNode, type RunningNode } from '@platform/launcher';
+import { freePort, hostReference, startNode, type RunningNode } from '@platform/launcher';
 
 interface Row {
   name: string;
@@ -302,7 +304,17 @@ async function watchHops(natsUrl: string): Promise<{ seen: Map<string, Partial<R
   return { seen, nc };
 }
 
+/** The host's speed as two rows (hostReference, in @platform/launcher). */
+async function hostRows(when: string): Promise<Row[]> {
+  const host = await hostReference();
+  return [
+    { name: `host, ${when}: fixed JavaScript work (JSON, SHA-256)`, value: host.jsWorkMs, unit: 'ms' },
+    { name: `host, ${when}: loopback round trip, CPU of both ends`, value: host.roundTripCpuUs, unit: 'µs' },
+  ];
+}
+
 export async function run(): Promise<Row[]> {
+  const hostBefore = await hostRows('before');
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-node-'));
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -321,7 +333,7 @@ export async function run(): Promise<Row[]> {
   const problems: string[] = [];
   const node = await startNode({ env, onLine: (name, line) => /"level":(50|60)|error|fatal/i.test(line) && problems.length < 20 && problems.push(`${name} | ${line}`) });
   gatewayUrl = node.gatewayUrl;
-  const rows: Row[] = [];
+  const rows: Row[] = [...hostBefore];
   const cores = cpus().length;
   let observer: NatsConnection | undefined;
   try {
@@ -472,6 +484,7 @@ export async function run(): Promise<Row[]> {
     const nats = processes().find((p) => p.comm.startsWith('nats-server') && p.ppid === process.pid);
     const natsPeak = nats ? peakRssMiB(nats.pid) : null;
     if (natsPeak !== null) rows.push({ name: 'peak RSS: nats-server', value: natsPeak, unit: 'MiB' });
+    rows.push(...(await hostRows('after')));
     if (problems.length > 0) console.log(`   node errors during the run (first ${problems.length}):\n${problems.map((p) => `     ${p.slice(0, 300)}`).join('\n')}`);
     return rows;
   } finally {

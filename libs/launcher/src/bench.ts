@@ -1,5 +1,9 @@
 // What the benchmarks measure the same way: several loops calling an
-// asynchronous operation for a while, as clients in flight would.
+// asynchronous operation for a while, as clients in flight would; and the
+// machine's own speed, to read the figures of a shared host by.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 
 export interface ConcurrentRun {
   /** completed calls per second */
@@ -31,4 +35,81 @@ export async function measureConcurrent(op: () => Promise<unknown>, options: { c
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
   return { perSecond: (latencies.length * 1000) / elapsed, p50: at(0.5), p99: at(0.99) };
+}
+
+/** Two figures of the machine itself (see hostReference). */
+export interface HostReference {
+  /** wall time of a fixed single-threaded piece of JavaScript (JSON and SHA-256), ms: the median of three */
+  jsWorkMs: number;
+  /** CPU time both ends spend on one request/answer over loopback TCP between two processes, µs */
+  roundTripCpuUs: number;
+}
+
+// the other end of the round trips: answers each chunk it reads with one byte,
+// and when the connection ends prints the CPU time it used, µs
+const ECHO_SERVER = `
+const net = require('node:net');
+const c0 = process.cpuUsage();
+const server = net.createServer((s) => {
+  s.on('data', () => s.write('k'));
+  s.on('end', () => { const c = process.cpuUsage(c0); process.stdout.write(String(c.user + c.system)); server.close(); });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+/**
+ * Taken beside a benchmark, so that runs on a shared host can be compared:
+ * this machine's speed changes by tens of percent within minutes, more than
+ * most changes to the code, and the two figures show by how much. The first
+ * is what every service's own work scales with; the second is what each hop
+ * between processes pays (under this kind of virtual machine, a system call
+ * and a wake-up of another process are far dearer than on bare metal).
+ */
+export async function hostReference(): Promise<HostReference> {
+  const sample = { hash: 'ab'.repeat(32), from: 'cd'.repeat(20), nonce: 6, metadata: { VM: 'SolidVM', funcName: 'bump', args: '(1)' }, r: 'ef'.repeat(32), s: '01'.repeat(32), v: 28 };
+  const times: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    const t0 = performance.now();
+    for (let i = 0; i < 20_000; i++) {
+      const text = JSON.stringify({ ...sample, nonce: i });
+      createHash('sha256').update(text).digest();
+      JSON.parse(text);
+    }
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return { jsWorkMs: times[1], roundTripCpuUs: await loopbackRoundTripCpu(5_000) };
+}
+
+async function loopbackRoundTripCpu(count: number): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ECHO_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    const check = setInterval(() => {
+      if (!out.includes('\n')) return;
+      clearInterval(check);
+      resolve(Number(out.slice(0, out.indexOf('\n'))));
+    }, 5);
+  });
+  const socket = connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const message = Buffer.alloc(200, 1);
+  const c0 = process.cpuUsage();
+  await new Promise<void>((resolve) => {
+    let answered = 0;
+    socket.on('data', (d: Buffer) => {
+      answered += d.length;
+      if (answered >= count) resolve();
+      else socket.write(message);
+    });
+    socket.write(message);
+  });
+  const mine = process.cpuUsage(c0);
+  socket.end();
+  await exited;
+  const theirs = Number(out.slice(out.indexOf('\n') + 1));
+  return (mine.user + mine.system + theirs) / count;
 }

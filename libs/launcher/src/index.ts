@@ -12,5 +12,5 @@ export type { NodeOptions, RunningNode } from './node.js';
 export { formatLine } from './log-format.js';
 export { FAUCET_GENESIS_BALANCE, ensureMainGenesis, newMainGenesis } from './genesis.js';
 export type { MainChainFiles } from './genesis.js';
-export { measureConcurrent } from './bench.js';
-export type { ConcurrentRun } from './bench.js';
+export { hostReference, measureConcurrent } from './bench.js';
+export type { ConcurrentRun, HostReference } from './bench.js';
