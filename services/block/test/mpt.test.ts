@@ -124,6 +124,33 @@ describe('against @ethereumjs/mpt', () => {
   test.each([1, 2, 3, 4, 5])('plain keys, seed %i', (seed) => compare(seed, false));
   test.each([11, 12, 13])('hashed keys, seed %i', (seed) => compare(seed, true));
 
+  test('continues from what @ethereumjs/mpt stored (the chains stored before this trie), by the same hex keys', async () => {
+    // the database the block service gave @ethereumjs/mpt: string keys, byte values, never a delete
+    const stored = new Map<string, Uint8Array>();
+    const db = {
+      get: async (key: string) => stored.get(key),
+      put: async (key: string, value: Uint8Array) => void stored.set(key, value),
+      del: async () => {},
+      batch: async (ops: Array<{ type: string; key: string; value?: Uint8Array }>) => ops.forEach((op) => op.type === 'put' && stored.set(op.key, op.value!)),
+      shallowCopy() {
+        return this;
+      },
+      open: async () => {},
+    };
+    const reference = new MerklePatriciaTrie({ db: db as never, useKeyHashing: true, useKeyHashingFunction: keccak256, valueEncoding: 'view' as never });
+    const account = (nonce: number) => rlpEncode([nonce, 10n ** 18n, EMPTY_ROOT, new Uint8Array(0)]);
+    for (let i = 0; i < 300; i++) await reference.put(rlpEncode(i * 7919), account(1));
+    const trie = new MerkleTrie(reference.root(), (h) => stored.get(h), true);
+    for (let i = 0; i < 300; i += 3) {
+      trie.put(rlpEncode(i * 7919), account(2));
+      await reference.put(rlpEncode(i * 7919), account(2));
+    }
+    trie.del(rlpEncode(7919));
+    await reference.del(rlpEncode(7919));
+    expect(bytesToHex(trie.commit(new Map()))).toBe(bytesToHex(reference.root()));
+    expect(trie.get(rlpEncode(2 * 7919))).toEqual(account(1));
+  });
+
   test('the transactions trie of a block, from empty, as @ethereumjs/mpt builds it', async () => {
     for (const n of [0, 1, 2, 16, 17, 130, 500]) {
       const reference = new MerklePatriciaTrie();
