@@ -112,12 +112,12 @@ export class MerkleTrie {
     if (top.kind === 'stored') return top.hash;
     const ref = refOf(top, written);
     if (ref instanceof Uint8Array) return ref;
-    // the root is named by its hash whatever its size
+    // the root is named by its hash whatever its size; its ref stays the
+    // inline item, what a parent would hold of it
     const encoded = rlpEncode(ref);
     const hash = keccak256(encoded);
     const hex = bytesToHex(hash);
     written.set(hex, encoded);
-    top.ref = hash;
     remember(hex, top);
     return hash;
   }
