@@ -41,7 +41,7 @@ describe('state root', () => {
   async function apply(s: ChainStore, parent: Uint8Array, writes: (o: Overlay) => void, number: number): Promise<Uint8Array> {
     const o = new Overlay(s, '');
     writes(o);
-    const r = await computeStateRoot(s, parent, o.changes(), (a) => o.getAccount(a));
+    const r = computeStateRoot(s, parent, o.changes(), (a) => o.getAccount(a));
     const header = { chainId: '', number, parentHash: '', timestamp: 0, transactionsRoot: '', stateRoot: bytesToHex(r.root), proposer: '' };
     await s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, storageRoots: r.storageRoots, executedHashes: [], exec: { chainId: '', block: { number, hash: '', timestamp: 0, parentHash: '', stateRoot: '' }, receipts: [] } });
     return r.root;
@@ -92,7 +92,7 @@ describe('state root', () => {
     // 50 accounts change: every put rewrites its path, but only the final nodes are kept
     const o2 = new Overlay(s, '');
     set(o2, accounts.slice(0, 50), 2n);
-    const block2 = await computeStateRoot(s, r1, o2.changes(), (a) => o2.getAccount(a));
+    const block2 = computeStateRoot(s, r1, o2.changes(), (a) => o2.getAccount(a));
     expect(block2.trieNodes.size).toBeLessThan(100);
     const r2 = await apply(s, r1, (o) => set(o, accounts.slice(0, 50), 2n), 2);
     expect(bytesToHex(r2)).toBe(bytesToHex(block2.root));

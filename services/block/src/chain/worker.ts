@@ -242,7 +242,7 @@ export class ChainWorker {
     const identities = this.senderCertificates(txs, timestamp);
     const overlay = new Overlay(this.o.store, this.chainId);
     const { receipts, executed } = await executeBlock(overlay, txs, this.env({ number, timestamp }, identities));
-    const root = await this.stateRoot(overlay, parent);
+    const root = this.stateRoot(overlay, parent);
     const header: BlockHeader = {
       chainId: this.chainId,
       number,
@@ -309,7 +309,7 @@ export class ChainWorker {
     }
   }
 
-  private stateRoot(overlay: Overlay, parent: Head): Promise<RootResult> {
+  private stateRoot(overlay: Overlay, parent: Head): RootResult {
     return computeStateRoot(this.o.store, hexToBytes(parent.header.stateRoot), overlay.changes(), (a) => overlay.getAccount(a));
   }
 
@@ -376,7 +376,7 @@ export class ChainWorker {
     if (txRoot !== h.transactionsRoot) throw refuse(`its transactions root is ${txRoot}, its header says ${h.transactionsRoot}`);
     const overlay = new Overlay(this.o.store, this.chainId);
     const { receipts, executed } = await executeBlock(overlay, block.transactions, this.env(h, block.identities));
-    const root = await this.stateRoot(overlay, parent);
+    const root = this.stateRoot(overlay, parent);
     const stateRoot = bytesToHex(root.root);
     if (stateRoot !== h.stateRoot) throw refuse(`executing it here gives state root ${stateRoot}, its header says ${h.stateRoot}`);
     await this.commit(block, seq, overlay, root, receipts, executed);
@@ -387,7 +387,7 @@ export class ChainWorker {
     const { genesis, store } = this.o;
     const overlay = new Overlay(store, this.chainId);
     const receipts = applyGenesisState(overlay, genesis);
-    const root = await computeStateRoot(store, EMPTY_ROOT, overlay.changes(), (a) => overlay.getAccount(a));
+    const root = computeStateRoot(store, EMPTY_ROOT, overlay.changes(), (a) => overlay.getAccount(a));
     const header = genesisHeader(genesis, bytesToHex(root.root));
     const hash = blockHash(header);
     const exec: ExecResult = { chainId: this.chainId, block: { number: 0, hash, timestamp: header.timestamp, parentHash: header.parentHash, stateRoot: header.stateRoot }, receipts };

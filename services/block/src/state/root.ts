@@ -43,12 +43,12 @@ export interface RootResult {
  * The state root after `changes`, starting from `parentRoot`. `current` reads
  * an account as it is after the block (the overlay).
  */
-export async function computeStateRoot(
+export function computeStateRoot(
   store: ChainStore,
   parentRoot: Uint8Array,
   changes: StateChanges,
   current: (address: Address) => AccountState | undefined,
-): Promise<RootResult> {
+): RootResult {
   const trieNodes = new Map<string, Uint8Array>();
   const source = (hexHash: string) => store.trieNode(hexHash);
   const storageRoots = new Map<Address, Uint8Array | null>();
