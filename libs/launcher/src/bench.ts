@@ -86,14 +86,13 @@ async function loopbackRoundTripCpu(count: number): Promise<number> {
   const child = spawn(process.execPath, ['-e', ECHO_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  // the first line it prints is its port
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
-    const check = setInterval(() => {
-      if (!out.includes('\n')) return;
-      clearInterval(check);
-      resolve(Number(out.slice(0, out.indexOf('\n'))));
-    }, 5);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(Number(out.slice(0, out.indexOf('\n'))));
+    });
   });
   const socket = connect(port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
