@@ -6,7 +6,10 @@ import { ConfigError } from '@platform/common';
 export interface BlockSettings {
   /** most transactions in one block (BLOCK_MAX_TXS) */
   maxTxs: number;
-  /** how long a busy chain gathers transactions before cutting the next block (BLOCK_MAX_WAIT_MS) */
+  /**
+   * the longest a busy chain gathers transactions after its last cut
+   * (BLOCK_MAX_WAIT_MS); it gathers less when its blocks are quick
+   */
   maxWaitMs: number;
   /**
    * how long a transaction waits for an earlier nonce of its account before it
@@ -15,7 +18,7 @@ export interface BlockSettings {
   nonceGapMs: number;
 }
 
-export const DEFAULT_BLOCK_SETTINGS: Readonly<BlockSettings> = Object.freeze({ maxTxs: 500, maxWaitMs: 10, nonceGapMs: 30_000 });
+export const DEFAULT_BLOCK_SETTINGS: Readonly<BlockSettings> = Object.freeze({ maxTxs: 500, maxWaitMs: 100, nonceGapMs: 30_000 });
 
 type Env = Record<string, string | undefined>;
 

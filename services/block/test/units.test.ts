@@ -1,4 +1,4 @@
-// Pieces without NATS: the settings edge, the state root's independence from how blocks split the
+// Pieces without NATS: the settings edge, the gathering window, the state root's independence from how blocks split the
 // changes, the overlay's journal, the mempool's choice, and gas accounting.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { ConfigError, type Transaction } from '@platform/common';
 import { bytesToHex, contractAddress, generateKeyPair } from '@platform/crypto';
 import { MemoryWorldState } from '@platform/solidvm';
 import { Mempool } from '../src/chain/mempool.js';
+import { gatheringWindowMs } from '../src/chain/worker.js';
 import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
 import { DEFAULT_EXECUTORS, blockHash, blockIntegrityError, identitiesRoot, signBlock } from '../src/index.js';
 import { loadBlockSettings } from '../src/settings.js';
@@ -17,11 +18,24 @@ import { Account, COUNTER } from './helpers.js';
 
 describe('settings', () => {
   test('defaults, and errors that name the variable', () => {
-    expect(loadBlockSettings({})).toEqual({ maxTxs: 500, maxWaitMs: 10, nonceGapMs: 30_000 });
+    expect(loadBlockSettings({})).toEqual({ maxTxs: 500, maxWaitMs: 100, nonceGapMs: 30_000 });
     expect(loadBlockSettings({ BLOCK_MAX_TXS: '20', BLOCK_MAX_WAIT_MS: '0' })).toMatchObject({ maxTxs: 20, maxWaitMs: 0 });
     expect(() => loadBlockSettings({ BLOCK_MAX_TXS: 'many' })).toThrow(ConfigError);
     expect(() => loadBlockSettings({ BLOCK_MAX_TXS: '0' })).toThrow(/^BLOCK_MAX_TXS: /);
     expect(() => loadBlockSettings({ BLOCK_MAX_WAIT_MS: '-1' })).toThrow(/^BLOCK_MAX_WAIT_MS: /);
+  });
+});
+
+describe('gathering window of a busy chain', () => {
+  test('three times what the last block took, at most BLOCK_MAX_WAIT_MS', () => {
+    // a node with CPU to spare makes quick blocks, and keeps its latency
+    expect(gatheringWindowMs(4, 100)).toBe(12);
+    // a node short of CPU makes slow blocks, and gathers bigger ones
+    expect(gatheringWindowMs(30, 100)).toBe(90);
+    expect(gatheringWindowMs(250, 100)).toBe(100);
+    // no block yet, or no gathering wanted: cut at once
+    expect(gatheringWindowMs(0, 100)).toBe(0);
+    expect(gatheringWindowMs(40, 0)).toBe(0);
   });
 });
 

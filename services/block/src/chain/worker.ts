@@ -94,6 +94,8 @@ export class ChainWorker {
   private publishedHeight = -1;
   private lastCut = 0;
   private lastBlockSize = 0;
+  /** wall time of the last block from its cut to its results' publication: the chain's cost of a block under the present load */
+  private lastBlockMs = 0;
   private stopped = false;
   private halted: ChainHalted | null = null;
   private pendingWake = false;
@@ -200,12 +202,12 @@ export class ChainWorker {
     const { maxTxs, maxWaitMs, nonceGapMs } = this.o.settings;
     const now = Date.now();
     // an idle chain cuts at once; a busy one — its last block, or what waits
-    // now, more than one transaction — gathers for maxWaitMs after its last
-    // cut, so that blocks grow with the load (a block's fixed costs are most of
-    // a small one's), while a lone client's calls, one after the other, never wait
+    // now, more than one transaction — gathers after its last cut, so that
+    // blocks grow with the load (a block's fixed costs are most of a small
+    // one's), while a lone client's calls, one after the other, never wait
     const busy = this.lastBlockSize > 1 || this.mempool.size > 1;
-    const gathering = now - this.lastCut;
-    if (busy && gathering < maxWaitMs && this.mempool.size < maxTxs) return this.idle(maxWaitMs - gathering);
+    const windowLeft = gatheringWindowMs(this.lastBlockMs, maxWaitMs) - (now - this.lastCut);
+    if (busy && windowLeft > 0 && this.mempool.size < maxTxs) return this.idle(windowLeft);
     const selection = this.mempool.select((a) => this.o.store.getAccount(a)?.nonce ?? 0n, {
       maxTxs,
       maxBytes: Math.max(64 * 1024, Math.floor(this.o.maxPayload * 0.9) - 64 * 1024),
@@ -216,6 +218,7 @@ export class ChainWorker {
     this.lastCut = now;
     this.lastBlockSize = selection.chosen.length;
     await this.propose(selection.chosen.map((w) => w.tx));
+    this.lastBlockMs = Date.now() - now;
   }
 
   // --- proposing ------------------------------------------------------------------
@@ -518,6 +521,21 @@ export class ChainWorker {
     }
     this.wake();
   }
+}
+
+/** times its last block's wall time a busy chain gathers the next */
+const GATHERING_FACTOR = 3;
+
+/**
+ * How long a busy chain gathers after its last cut: a multiple of what its
+ * last block took, at most `maxWaitMs`. A block's fixed costs (its append,
+ * its lmdb commit, its results' messages and database commits downstream)
+ * are most of a small block's; when blocks take long, the node is short of
+ * CPU, and bigger blocks give it back. When they are quick, the node has CPU
+ * to spare, and a short window keeps a busy chain's latency low.
+ */
+export function gatheringWindowMs(lastBlockMs: number, maxWaitMs: number): number {
+  return Math.min(maxWaitMs, GATHERING_FACTOR * lastBlockMs);
 }
 
 /** An admitted message and how many of its transactions wait in the mempool for it. */
