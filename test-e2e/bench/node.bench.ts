@@ -8,6 +8,8 @@
 //      request, many clients: admission per second, and per second to Success;
 //   3. a lone resolve=true call on an idle node: p50 and p99 latency;
 //   4. EVM function calls in batches of 100: transactions per second.
+// And the latency of one resolve=true call at a time from each of a few
+// clients at once: a busy chain's gathering window, on a node with CPU to spare.
 // Plus the machine's core count, the peak RSS of each service process, and
 // the host's own speed before and after (hostReference): on a shared host the
 // figures of two runs compare only beside those.
@@ -16,7 +18,7 @@
 //
 // Besides the table, it prints each phase's CPU time per process (services,
 // nats-server, PostgreSQL, this client), to show where the time goes.
-// `NODE_BENCH_PHASES=lone,solidvm,raw,evm` runs a subset; `NODE_BENCH_SECONDS`
+// `NODE_BENCH_PHASES=lone,few,solidvm,raw,evm` runs a subset; `NODE_BENCH_SECONDS`
 // sets each throughput phase's submission time (default 8);
 // `NODE_BENCH_NODE_OPTIONS` is passed to every node process as NODE_OPTIONS:
 // `--import <abs path>/cpu-profile.mjs` with CPU_PROFILE_DIR writes a CPU
@@ -41,9 +43,11 @@ const BATCH = 100;
 const BATCH_CLIENTS = 8;
 const RAW_CLIENTS = 64;
 const LONE_CALLS = 200;
+const FEW_CLIENTS = 4;
+const FEW_CALLS = 100;
 const SECONDS = Number(process.env.NODE_BENCH_SECONDS ?? 8);
 const BENCH_ADMIN = 'bench-admin';
-const PHASES = new Set((process.env.NODE_BENCH_PHASES ?? 'lone,solidvm,raw,evm').split(','));
+const PHASES = new Set((process.env.NODE_BENCH_PHASES ?? 'lone,few,solidvm,raw,evm').split(','));
 
 const COUNTER = `
 contract Counter {
@@ -412,6 +416,28 @@ export async function run(): Promise<Row[]> {
         const sorted = hops[name].sort((a, b) => a - b);
         if (sorted.length > 0) rows.push({ name: `  lone call hop p50: ${name}`, value: percentile(sorted, 50), unit: 'ms' });
       }
+    }
+
+    if (PHASES.has('few')) {
+      const latencies = await phase('few resolve=true clients', async () => {
+        const taken: number[] = [];
+        await Promise.all(
+          tokens.slice(0, FEW_CLIENTS).map(async (t) => {
+            for (let i = 0; i < FEW_CALLS; i++) {
+              const sent = performance.now();
+              const [result] = await ok('/platform/v2.3/transaction?resolve=true', t, { txs: [solidCall(i)] });
+              taken.push(performance.now() - sent);
+              if (result.status !== 'Success') throw new Error(`a call failed: ${JSON.stringify(result).slice(0, 300)}`);
+            }
+          }),
+        );
+        return taken.sort((a, b) => a - b);
+      });
+      rows.push(
+        { name: `${FEW_CLIENTS} clients, one resolve=true SolidVM call at a time each: p50 (${cores} cores)`, value: percentile(latencies, 50), unit: 'ms' },
+        { name: `${FEW_CLIENTS} clients, one resolve=true SolidVM call at a time each: p99 (${cores} cores)`, value: percentile(latencies, 99), unit: 'ms' },
+        ...cpuRows('those calls', latencies.length).slice(0, 1),
+      );
     }
 
     if (PHASES.has('solidvm')) {
