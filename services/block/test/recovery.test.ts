@@ -1,6 +1,7 @@
 // Invariants across failures: a restart re-executes nothing; a crash between
 // the block append and the local apply leaves the block applied exactly once
-// after restart; applied ⇒ published, across a crash before publication; a
+// after restart; applied ⇒ published, across a crash before publication,
+// and nothing published twice after a stop; a
 // proposer that loses the race at a height drops its overlay and applies the
 // winner.
 import { contractAddress } from '@platform/crypto';
@@ -106,6 +107,33 @@ test('applied ⇒ published: a crash after the apply and before publication publ
   await f.start();
   await sleep(300);
   expect(f.execs.values.filter((e) => e.block.number === block.header.number)).toHaveLength(1);
+});
+
+test('a publication is marked with the next block\'s commit, and the last one at stop: a restart publishes nothing again', async () => {
+  const alice = new Account();
+  const address = contractAddress(alice.address, 0n);
+  const first = await f.start();
+  const txs = [alice.create(COUNTER, 'Counter', { start: 0 }), alice.call(address, 'add', { n: 1 }), alice.call(address, 'add', { n: 2 })];
+  // one block each
+  for (const tx of txs) {
+    await f.publish(tx);
+    await f.execs.until((e) => receiptFor(e, tx.hash) !== undefined);
+  }
+  const head = first.head();
+  await first.stop();
+  const { ChainStore } = await import('../src/state/store.js');
+  const { join } = await import('node:path');
+  const store = new ChainStore(join(f.dataDir(), 'block', 'main'));
+  try {
+    expect(store.unpublished()).toEqual([]);
+    expect(store.publishedHeight()).toBe(head.header.number);
+  } finally {
+    await store.close();
+  }
+  const published = f.execs.items.length;
+  await f.start();
+  await sleep(300);
+  expect(f.execs.items.length).toBe(published);
 });
 
 test('a proposer that loses the race at a height drops its overlay and applies the winning block', async () => {

@@ -51,13 +51,14 @@ describe('state root', () => {
     dirs = [];
   });
 
-  /** applies `writes` to the store as one block; returns the new root */
-  async function apply(s: ChainStore, parent: Uint8Array, writes: (o: Overlay) => void, number: number): Promise<Uint8Array> {
+  /** applies `writes` to the store as one block, with the mark of the publications up to `published`; returns the new root */
+  async function apply(s: ChainStore, parent: Uint8Array, writes: (o: Overlay) => void, number: number, published?: number): Promise<Uint8Array> {
     const o = new Overlay(s, '');
     writes(o);
     const r = computeStateRoot(s, parent, o.changes(), (a) => o.getAccount(a));
     const header = { chainId: '', number, parentHash: '', timestamp: 0, transactionsRoot: '', stateRoot: bytesToHex(r.root), proposer: '' };
-    await s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, storageRoots: r.storageRoots, executedHashes: [], exec: { chainId: '', block: { number, hash: '', timestamp: 0, parentHash: '', stateRoot: '' }, receipts: [] } });
+    const exec = { chainId: '', block: { number, hash: '', timestamp: 0, parentHash: '', stateRoot: '' }, receipts: [] };
+    await s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, storageRoots: r.storageRoots, executedHashes: [], exec, published });
     return r.root;
   }
 
@@ -74,6 +75,21 @@ describe('state root', () => {
     o.putStorage(a2, '.y', undefined);
     o.putAccount(a1, { nonce: 2n, balance: 5n, codeHash: null });
   };
+
+  test('a block\'s commit carries the mark of the results published before it; a mark of its own is for the last', async () => {
+    const s = store();
+    const r1 = await apply(s, EMPTY_ROOT, first, 1);
+    const r2 = await apply(s, r1, second, 2, -1);
+    expect(s.unpublished().map((u) => u.height)).toEqual([1, 2]);
+    // block 1's result was published while block 2 was made; block 3's commit says so
+    await apply(s, r2, (o) => o.putStorage(a2, '.x', '4'), 3, 2);
+    expect(s.unpublished().map((u) => u.height)).toEqual([3]);
+    expect(s.publishedHeight()).toBe(2);
+    await s.markPublished(3);
+    expect(s.unpublished()).toEqual([]);
+    expect(s.publishedHeight()).toBe(3);
+    await s.close();
+  });
 
   test('depends on the state, not on how blocks split the changes', async () => {
     const s1 = store();

@@ -15,7 +15,9 @@
 //   loses, the overlay is dropped and the winner is applied from the stream.
 // - After applying, the block's ExecResult (written to the store's outbox in
 //   the same lmdb transaction) is published to `exec.<chain>` with msgID
-//   `<chain>:<height>`; on start, whatever is still in the outbox is published.
+//   `<chain>:<height>`; its mark as published rides on the next block's
+//   commit. On start, whatever the outbox holds past the stream's last result
+//   is published.
 import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
@@ -146,6 +148,10 @@ export class ChainWorker {
     for (const s of this.subscriptions.splice(0)) await Promise.resolve(s.stop()).catch(() => {});
     this.wake();
     await this.loop;
+    // the last publications' mark, which no next block carries
+    if (this.publishedHeight > this.o.store.publishedHeight()) {
+      await this.o.store.markPublished(this.publishedHeight).catch((err: unknown) => this.log.warn({ err, height: this.publishedHeight }, 'could not record a publication'));
+    }
   }
 
   // --- the loop ---------------------------------------------------------------
@@ -326,7 +332,15 @@ export class ChainWorker {
       receipts,
     };
     const head: Head = { header: block.header, hash: block.hash, seq };
-    await this.o.store.applyBlock({ head, changes: overlay.changes(), trieNodes: root.trieNodes, storageRoots: root.storageRoots, executedHashes: executed, exec });
+    await this.o.store.applyBlock({
+      head,
+      changes: overlay.changes(),
+      trieNodes: root.trieNodes,
+      storageRoots: root.storageRoots,
+      executedHashes: executed,
+      exec,
+      published: this.publishedHeight,
+    });
     this.head = head;
     await this.hook('afterApply', block);
     await this.publishOutbox();
@@ -403,11 +417,17 @@ export class ChainWorker {
 
   // --- publishing ------------------------------------------------------------------
 
+  /**
+   * Publishes the outbox's results. Their marks are not written here but with
+   * the next block's commit (and at stop): the outbox keeps a published
+   * result until then, which is skipped. A crash before the mark is what
+   * `skipAlreadyPublished` finds at the next start.
+   */
   private async publishOutbox(): Promise<void> {
     for (const { height, json } of this.o.store.unpublished()) {
+      if (height <= this.publishedHeight) continue;
       await this.o.js.publish(SUBJECTS.exec.results(this.chainId), json, { msgID: `${this.token}:${height}` });
-      this.publishedHeight = Math.max(this.publishedHeight, height);
-      this.o.store.markPublished(height).catch((err: unknown) => this.log.warn({ err, height }, 'could not record a publication'));
+      this.publishedHeight = height;
     }
   }
 

@@ -35,6 +35,11 @@ export interface BlockApplication {
   storageRoots: Map<Address, Uint8Array | null>;
   executedHashes: Hash[];
   exec: ExecResult;
+  /**
+   * the highest height whose result has reached `exec.<chain>`: its mark is
+   * written with this block, so that marking costs no commit of its own
+   */
+  published?: number;
 }
 
 interface StoredAccount {
@@ -215,6 +220,7 @@ export class ChainStore {
         else this.storageRoots.putSync(address, root);
       }
       for (const hash of app.executedHashes) this.executed.putSync(hash, height);
+      if (app.published !== undefined) this.dropPublished(app.published);
       this.outbox.putSync(height, JSON.stringify(app.exec));
       this.meta.putSync(HEAD, app.head);
       if (genesisHash !== undefined) this.meta.putSync(GENESIS, genesisHash);
@@ -228,14 +234,21 @@ export class ChainStore {
     for (const [hash, node] of app.trieNodes) this.trieCache.set(hash, node);
   }
 
-  /** The execution result of `height` reached `exec.<chain>`: drop it (and anything older) from the outbox. */
+  /**
+   * The execution result of `height` reached `exec.<chain>`: drop it (and
+   * anything older) from the outbox, in a commit of its own. While blocks
+   * follow, their commits carry the marks instead (`published`).
+   */
   markPublished(height: number): Promise<unknown> {
     // asynchronous (batched by lmdb, no fsync of its own): losing this record
     // in a crash only means republishing with the same msgID
-    return this.root.transaction(() => {
-      for (const { key } of this.outbox.getRange({ end: height + 1 })) this.outbox.removeSync(key);
-      if (height > this.publishedHeight()) this.meta.putSync(PUBLISHED, height);
-    });
+    return this.root.transaction(() => this.dropPublished(height));
+  }
+
+  /** inside a write transaction */
+  private dropPublished(height: number): void {
+    for (const { key } of this.outbox.getRange({ end: height + 1 })) this.outbox.removeSync(key);
+    if (height > this.publishedHeight()) this.meta.putSync(PUBLISHED, height);
   }
 
   async close(): Promise<void> {
