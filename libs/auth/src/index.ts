@@ -1,2 +1,2 @@
-export { createTokenVerifier, wwwAuthenticate } from './verifier.js';
-export type { AuthOptions, Principal, TokenVerifier } from './verifier.js';
+export { ADMIN_ROLE, createTokenVerifier, isAdministrator, wwwAuthenticate } from './verifier.js';
+export type { AuthOptions, Principal, TokenVerifier, VerifyOptions } from './verifier.js';

@@ -9,13 +9,18 @@ import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 export interface TestIssuer {
   issuer: string;
   discoveryUrl: string;
-  /** a signed access token with these claims; `expiresIn` e.g. '1h' or a past epoch second */
-  token(claims: JWTPayload, options?: { expiresIn?: string | number; audience?: string }): Promise<string>;
+  /**
+   * a signed access token with these claims; `expiresIn` e.g. '1h' or a past
+   * epoch second, null for no `exp`; `issuer` in place of the issuer's own;
+   * `stranger` signs with a key the JWKS does not hold (under the same `kid`)
+   */
+  token(claims: JWTPayload, options?: { expiresIn?: string | number | null; audience?: string; issuer?: string; stranger?: boolean }): Promise<string>;
   stop(): Promise<void>;
 }
 
 export async function startTestIssuer(): Promise<TestIssuer> {
   const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const stranger = await generateKeyPair('ES256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
   let issuer = '';
   const server = createServer((req, res) => {
@@ -34,10 +39,10 @@ export async function startTestIssuer(): Promise<TestIssuer> {
     issuer,
     discoveryUrl: `${issuer}/.well-known/openid-configuration`,
     async token(claims, options = {}) {
-      const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'test-key', typ: 'at+jwt' }).setIssuer(issuer).setIssuedAt();
-      jwt.setExpirationTime(options.expiresIn ?? '1h');
+      const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'test-key', typ: 'at+jwt' }).setIssuer(options.issuer ?? issuer).setIssuedAt();
+      if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? '1h');
       if (options.audience) jwt.setAudience(options.audience);
-      return jwt.sign(privateKey);
+      return jwt.sign(options.stranger ? stranger.privateKey : privateKey);
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -13,6 +13,17 @@ export interface AuthOptions {
   usernameClaims: string[];
   /** claim giving the user's organization */
   orgClaim: string;
+  /**
+   * accept tokens without `exp` (OAUTH_ALLOW_NO_EXP); default false: a token
+   * that never expires is a credential that cannot be taken back
+   */
+  allowNoExp?: boolean;
+}
+
+/** Per-call policy, for a caller that did not create the verifier (the gateway's routes). */
+export interface VerifyOptions {
+  /** as AuthOptions.allowNoExp, which it overrides */
+  allowNoExp?: boolean;
 }
 
 /** The authenticated user of a request. */
@@ -30,7 +41,7 @@ interface Discovered {
 
 export interface TokenVerifier {
   /** Verifies an `Authorization` header value; throws TOKEN_MISSING, TOKEN_INVALID, or UNAVAILABLE when the issuer cannot be reached. */
-  verify(authorization: string | undefined): Promise<Principal>;
+  verify(authorization: string | undefined, options?: VerifyOptions): Promise<Principal>;
   /** Fetches discovery now (readiness): true when the issuer's document and keys location are known. */
   ready(): Promise<boolean>;
 }
@@ -63,8 +74,10 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   }
 
   return {
-    async verify(authorization) {
+    async verify(authorization, callOptions) {
       const token = bearerToken(authorization);
+      const allowNoExp = callOptions?.allowNoExp ?? options.allowNoExp ?? false;
+      // only tokens with an expiry are remembered, so a hit needs no exp check
       const cached = verified.get(token);
       if (cached && Date.now() < cached.until) return cached.principal;
       let issuer: Discovered;
@@ -79,6 +92,7 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
           issuer: issuer.issuer,
           algorithms: ALGORITHMS,
           ...(options.audience ? { audience: options.audience } : {}),
+          ...(allowNoExp ? {} : { requiredClaims: ['exp'] }),
           clockTolerance: 5,
         }));
       } catch (err) {
@@ -122,6 +136,7 @@ function invalidToken(err: unknown): PlatformError {
   }
   let why = 'the token is not valid';
   if (err instanceof joseErrors.JWTExpired) why = 'the token has expired';
+  else if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'exp' && err.reason === 'missing') why = 'the token has no "exp" claim: tokens that never expire are refused (OAUTH_ALLOW_NO_EXP)';
   else if (err instanceof joseErrors.JWTClaimValidationFailed) why = `the token's "${err.claim}" claim is not accepted`;
   else if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey) why = 'the token is not signed by the trusted issuer';
   else if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JOSEAlgNotAllowed) why = 'the token is not a well-formed signed JWT';
@@ -150,4 +165,19 @@ async function fetchDiscovery(url: string): Promise<Discovered> {
 /** The `WWW-Authenticate` value of a 401 (RFC 6750): `invalid_token` only when a token was sent. */
 export function wwwAuthenticate(error: PlatformError): string {
   return error.code === 'TOKEN_INVALID' ? `Bearer error="invalid_token", error_description="${error.message.replace(/"/g, "'")}"` : 'Bearer';
+}
+
+/** The `admin` role, in `roles` or Keycloak's `realm_access.roles`: an administrator, as is a username in ADMIN_USERS. */
+export const ADMIN_ROLE = 'admin';
+
+function roles(claims: Principal['claims']): string[] {
+  const own = claims.roles;
+  const realm = (claims.realm_access as { roles?: unknown } | undefined)?.roles;
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string') : typeof v === 'string' ? v.split(/[\s,]+/) : []);
+  return [...list(own), ...list(realm)];
+}
+
+/** An administrator of the node: named in ADMIN_USERS, or carrying the `admin` role. */
+export function isAdministrator(principal: Principal, adminUsers: readonly string[]): boolean {
+  return adminUsers.includes(principal.username) || roles(principal.claims).includes(ADMIN_ROLE);
 }

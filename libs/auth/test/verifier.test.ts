@@ -7,7 +7,8 @@ import { SignJWT, importJWK, type JWK, type JWTPayload } from 'jose';
 import { PlatformError, createLogger } from '@platform/common';
 import { CLI_CLIENT_ID, PLATFORM_RESOURCE, SERVICE_CLIENT_ID, SERVICE_CLIENT_SECRET, keysFile, startIdp, type RunningIdp } from '@platform/idp';
 import { freePort } from '@platform/launcher';
-import { createTokenVerifier, wwwAuthenticate, type AuthOptions, type TokenVerifier } from '../src/index.js';
+import { createHmac } from 'node:crypto';
+import { createTokenVerifier, isAdministrator, wwwAuthenticate, type AuthOptions, type TokenVerifier } from '../src/index.js';
 import { startTestIssuer, type TestIssuer } from '../src/test-issuer.js';
 
 const CLAIMS = { usernameClaims: ['preferred_username', 'sub'], orgClaim: 'organization' };
@@ -191,12 +192,63 @@ describe('createTokenVerifier with the development identity provider', () => {
       expect((await rejection(externalVerifier.verify(`Bearer ${token}`))).code).toBe('TOKEN_INVALID');
     }, 20_000);
 
+    test('a token without exp is refused unless allowNoExp (OAUTH_ALLOW_NO_EXP); then it is accepted on every call', async () => {
+      const token = `Bearer ${await external.token({ sub: 'hugo' }, { expiresIn: null })}`;
+      const err = await rejection(externalVerifier.verify(token));
+      expect(err.code).toBe('TOKEN_INVALID');
+      expect(err.message).toMatch(/no "exp" claim.*OAUTH_ALLOW_NO_EXP/);
+      const lenient = createTokenVerifier({ discoveryUrl: external.discoveryUrl, audience: null, ...CLAIMS, allowNoExp: true });
+      expect((await lenient.verify(token)).username).toBe('hugo');
+      // the per-call policy overrides the verifier's, both ways
+      expect((await externalVerifier.verify(token, { allowNoExp: true })).username).toBe('hugo');
+      expect((await rejection(lenient.verify(token, { allowNoExp: false }))).code).toBe('TOKEN_INVALID');
+      // an expired token stays expired however lenient the verifier
+      expect((await rejection(lenient.verify(`Bearer ${await external.token({ sub: 'hugo' }, { expiresIn: Math.floor(Date.now() / 1000) - 60 })}`))).message).toBe('the token has expired');
+    });
+
+    test('forged tokens: another issuer named, a key the JWKS lacks, a tampered payload, alg none, HS256 keyed with the public JWK', async () => {
+      const wrongIssuer = await rejection(externalVerifier.verify(`Bearer ${await external.token({ sub: 'ivan' }, { issuer: 'https://idp.example.com' })}`));
+      expect(wrongIssuer.message).toBe(`the token's "iss" claim is not accepted`);
+      const stranger = await rejection(externalVerifier.verify(`Bearer ${await external.token({ sub: 'ivan' }, { stranger: true })}`));
+      expect(stranger.message).toBe('the token is not signed by the trusted issuer');
+
+      const genuine = await external.token({ sub: 'ivan' });
+      const [header, payload, signature] = genuine.split('.');
+      const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+      const tampered = `${header}.${b64({ ...claims, sub: 'root', roles: ['admin'] })}.${signature}`;
+      expect((await rejection(externalVerifier.verify(`Bearer ${tampered}`))).message).toBe('the token is not signed by the trusted issuer');
+      for (const alg of ['none', 'None', 'NONE']) {
+        const unsigned = `${b64({ alg, typ: 'JWT' })}.${b64({ ...claims, sub: 'root' })}.`;
+        expect((await rejection(externalVerifier.verify(`Bearer ${unsigned}`))).code).toBe('TOKEN_INVALID');
+      }
+      const jwks = (await (await fetch(`${external.issuer}/jwks`)).json()) as { keys: unknown[] };
+      const hsHead = `${b64({ alg: 'HS256', typ: 'JWT', kid: 'test-key' })}.${b64({ ...claims, sub: 'root' })}`;
+      const hs = `${hsHead}.${createHmac('sha256', JSON.stringify(jwks.keys[0])).update(hsHead).digest('base64url')}`;
+      expect((await rejection(externalVerifier.verify(`Bearer ${hs}`))).code).toBe('TOKEN_INVALID');
+      // control: the genuine token passes
+      expect((await externalVerifier.verify(`Bearer ${genuine}`)).username).toBe('ivan');
+    });
+
     test('tokens of one issuer are refused by a verifier trusting the other', async () => {
       const fromIdp = await rejection(externalVerifier.verify(`Bearer ${await passwordToken(idp, 'alice', 'Acme')}`));
       expect(fromIdp.code).toBe('TOKEN_INVALID');
       const fromExternal = await rejection(verifier.verify(`Bearer ${await external.token({ sub: 'frank' })}`));
       expect(fromExternal.code).toBe('TOKEN_INVALID');
     });
+  });
+});
+
+describe('isAdministrator', () => {
+  const principal = (username: string, claims: Record<string, unknown> = {}) => ({ username, org: null, claims });
+  test('a username of ADMIN_USERS, or the admin role in roles or realm_access.roles; nobody else', () => {
+    expect(isAdministrator(principal('root'), ['root'])).toBe(true);
+    expect(isAdministrator(principal('ann', { roles: ['admin'] }), [])).toBe(true);
+    expect(isAdministrator(principal('ann', { roles: 'user admin' }), [])).toBe(true);
+    expect(isAdministrator(principal('ann', { realm_access: { roles: ['admin'] } }), [])).toBe(true);
+    expect(isAdministrator(principal('ann'), ['root'])).toBe(false);
+    expect(isAdministrator(principal('ann', { roles: ['administrator', 'user'] }), [])).toBe(false);
+    expect(isAdministrator(principal('ann', { role: 'admin' }), [])).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-export { ERROR_CATALOGUE, PlatformError, isErrorCode, statusOf, toPlatformError } from './errors.js';
+export { ERROR_CATALOGUE, PlatformError, clientErrorOf, isErrorCode, rawErrorResponse, statusOf, toPlatformError } from './errors.js';
 export type { ErrorBody, ErrorCode } from './errors.js';
 export { ConfigError, envWithFlags, loadConfig } from './config.js';
 export type { NodeConfig } from './config.js';
@@ -8,6 +8,8 @@ export { parseJsonLossless } from './json.js';
 export { UndoJournal } from './journal.js';
 export type { Undo } from './journal.js';
 export { DEFAULT_PROTOCOL, MAIN_CHAIN, transactionKind } from './types.js';
+export { DEFAULT_LIMITS, LIMIT_NAMES, limitMessage, limitsError, limitsOf } from './limits.js';
+export type { ExecutionLimits } from './limits.js';
 export { GOVERNANCE_ADDRESS, chainGenesisText } from './chain-genesis.js';
 export type {
   AccountState,

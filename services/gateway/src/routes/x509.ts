@@ -5,11 +5,9 @@
 // carrying the `admin` role (`roles`, or Keycloak's `realm_access.roles`).
 import type { FastifyInstance } from 'fastify';
 import { IDENTITY, call, type NatsConnection } from '@platform/bus';
-import type { Principal } from '@platform/auth';
+import { ADMIN_ROLE, isAdministrator } from '@platform/auth';
 import { PlatformError, type NodeConfig } from '@platform/common';
 import { principalOf } from '../auth.js';
-
-export const ADMIN_ROLE = 'admin';
 
 export interface X509RouteDeps {
   nc: NatsConnection;
@@ -41,17 +39,6 @@ const createCertBody = {
 interface CreateCertBody {
   subject: { commonName: string; organization: string; organizationUnit?: string; country?: string; pubKey: string };
   parentCertificate?: string;
-}
-
-function roles(claims: Principal['claims']): string[] {
-  const own = claims.roles;
-  const realm = (claims.realm_access as { roles?: unknown } | undefined)?.roles;
-  const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string') : typeof v === 'string' ? v.split(/[\s,]+/) : []);
-  return [...list(own), ...list(realm)];
-}
-
-export function isAdministrator(principal: Principal, adminUsers: readonly string[]): boolean {
-  return adminUsers.includes(principal.username) || roles(principal.claims).includes(ADMIN_ROLE);
 }
 
 const canonical = (pem: string) => pem.replace(/\s+/g, '');
