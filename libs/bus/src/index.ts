@@ -49,4 +49,4 @@ export type { SearchRequest, SearchResponse } from './contracts/cirrus.js';
 export { IDENTITY, IDENTITY_SUBJECTS } from './contracts/identity.js';
 export type { CertificateSubject, IdentityRecord, IdentityRequest, IssueRequest, IssuedCertificate, RegisterRequest, RegisteredCertificateRecord } from './contracts/identity.js';
 export { CHAINS, CHAINS_SUBJECTS } from './contracts/chains.js';
-export type { ChainBody, ChainRecord, ChainUser, CreateChainsRequest, ListChainsRequest } from './contracts/chains.js';
+export type { ChainBody, ChainRecord, ChainUser, CreateChainsRequest, ExistsAnswer, ExistsRequest, ListChainsRequest } from './contracts/chains.js';

@@ -389,6 +389,13 @@ export interface Genesis {
   members: ChainMember[];
   /** the creator of a private chain */
   creator: Address | null;
+  /**
+   * A private chain that admits transactions from its members only (the
+   * creation body's `metadata.membersOnly`); to anyone else it is as unknown
+   * as a chain that does not exist. Present only when true, so a genesis
+   * without it hashes as it did before the field existed (its chain keeps its ID).
+   */
+  membersOnly?: true;
 }
 
 export const DEFAULT_PROTOCOL: ProtocolParams = { stepLimit: 10_000_000, gasTableVersion: 1 };

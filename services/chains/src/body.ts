@@ -67,6 +67,8 @@ export interface CheckedBody {
   members: ChainMember[];
   balances: Array<{ address: string; balance: string }>;
   parentChain: string | null;
+  /** `metadata.membersOnly`: transactions from non-members are refused as to an unknown chain */
+  membersOnly: boolean;
 }
 
 /** The body's fields, checked; `at` is the body's path (`[0]`, or '' for a single chain). */
@@ -83,6 +85,7 @@ export function checkBody(v: unknown, at: string): CheckedBody {
   if (vm !== undefined && vm !== 'SolidVM' && vm !== 'EVM') throw invalid(f('metadata.VM'), 'must be "SolidVM" or "EVM"');
   // block 0 runs SolidVM only: an EVM governance contract could never start
   if (vm === 'EVM') throw new PlatformError('UNPROCESSABLE', `${f('metadata.VM')}: governance contracts run on SolidVM on this platform; send metadata.VM "SolidVM"`, { field: f('metadata.VM') });
+  const membersOnly = flag(body.metadata?.membersOnly, f('metadata.membersOnly'));
   const members = body.members ?? [];
   if (!Array.isArray(members)) throw invalid(f('members'), 'must be an array of members');
   if (members.length > MAX_MEMBERS) throw invalid(f('members'), `must hold at most ${MAX_MEMBERS} members`);
@@ -103,7 +106,15 @@ export function checkBody(v: unknown, at: string): CheckedBody {
     members: members.map((m, i) => memberOf(m, `${f('members')}[${i}]`)),
     balances: checkedBalances,
     parentChain: chainIdField(body.parentChain, f('parentChain')),
+    membersOnly,
   };
+}
+
+/** A boolean option: true/false, or their text (metadata values are often strings); absent is false. */
+function flag(v: unknown, field: string): boolean {
+  if (v === undefined || v === null || v === false || v === 'false') return false;
+  if (v === true || v === 'true') return true;
+  throw invalid(field, 'must be true or false');
 }
 
 const sameMember = (a: ChainMember, b: ChainMember) => a.orgName === b.orgName && (a.orgUnit ?? '') === (b.orgUnit ?? '') && (a.commonName ?? '') === (b.commonName ?? '');
@@ -129,6 +140,8 @@ export function genesisOf(body: CheckedBody, creator: { address: string; member:
     contracts: [{ address: GOVERNANCE_ADDRESS, name: body.contract, vm: 'SolidVM', src: body.src, args: body.args }],
     members,
     creator: creator.address,
+    // only when set: a default chain's genesis keeps the form (and so the hashing) it always had
+    ...(body.membersOnly ? { membersOnly: true as const } : {}),
   };
   return { ...genesis, chainId: keccak256Hex(chainGenesisText(genesis)) };
 }

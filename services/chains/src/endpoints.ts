@@ -3,7 +3,7 @@ import { CHAINS, handle, type Handler, type ListChainsRequest } from '@platform/
 import { PlatformError } from '@platform/common';
 import { chainIdField } from './body.js';
 import { createChains, type CreateDeps } from './create.js';
-import { chainExists, chainRecords, visibleChainIds } from './store.js';
+import { chainRecords, chainRules, isMember, visibleChainIds } from './store.js';
 
 const MAX_PAGE = 1_000;
 
@@ -27,9 +27,15 @@ export function chainsHandlers(deps: CreateDeps): Handler[] {
       const chosen = (wanted ? visible.filter((id) => wanted.has(id)) : visible).slice(offset, offset + limit);
       return chainRecords(deps.pool, chosen);
     }),
-    handle(CHAINS.exists, async (request) => {
+    handle(CHAINS.exists, async (request, meta) => {
       const chainId = chainIdField(request?.chainId, 'chainid');
-      return { chainId: chainId ?? '', exists: chainId === null || (await chainExists(deps.pool, chainId)) };
+      // the answer depends on who asks (a members-only chain exists for its members only): no answer without the user
+      const facts = await deps.who.of(request, meta.requestId);
+      if (chainId === null) return { chainId: '', exists: true, membersOnly: false, protocol: deps.protocol };
+      const rules = await chainRules(deps.pool, chainId);
+      // to a non-member a members-only chain is exactly a chain that does not exist
+      if (!rules || (rules.membersOnly && !(await isMember(deps.pool, chainId, facts)))) return { chainId, exists: false, membersOnly: false, protocol: null };
+      return { chainId, exists: true, membersOnly: rules.membersOnly, protocol: rules.protocol };
     }),
   ];
 }

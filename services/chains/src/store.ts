@@ -2,7 +2,7 @@
 // its member entries with access admits the user: the entry's organization is
 // the user's, and its unit and common name are empty (any) or the user's.
 import type { ChainRecord } from '@platform/bus';
-import { GOVERNANCE_ADDRESS, type ChainMember, type Genesis } from '@platform/common';
+import { GOVERNANCE_ADDRESS, type ChainMember, type Genesis, type ProtocolParams } from '@platform/common';
 import type { Client, Db } from './db.js';
 import type { UserFacts } from './who.js';
 
@@ -42,18 +42,39 @@ export async function removeMembers(client: Client, chainId: string, orgName: st
   await client.query(`DELETE FROM chains.members WHERE ${conditions.join(' AND ')}`, values);
 }
 
+const MEMBER_ADMITS = `m.access AND m.org_name = $1 AND (m.org_unit = '' OR m.org_unit = $2) AND (m.common_name = '' OR m.common_name = $3)`;
+
 /** The private chains a user may see, oldest first. */
 export async function visibleChainIds(db: Queryable, facts: UserFacts): Promise<string[]> {
   if (!facts.organization) return [];
   const { rows } = await db.query<{ chain_id: string }>(
     `SELECT c.chain_id FROM chains.chains c
-      WHERE EXISTS (SELECT 1 FROM chains.members m
-                     WHERE m.chain_id = c.chain_id AND m.access AND m.org_name = $1
-                       AND (m.org_unit = '' OR m.org_unit = $2) AND (m.common_name = '' OR m.common_name = $3))
+      WHERE EXISTS (SELECT 1 FROM chains.members m WHERE m.chain_id = c.chain_id AND ${MEMBER_ADMITS})
       ORDER BY c.created_at, c.chain_id`,
     [facts.organization, facts.organizationalUnit, facts.commonName],
   );
   return rows.map((r) => r.chain_id);
+}
+
+/** Whether one of the chain's member entries admits the user. */
+export async function isMember(db: Queryable, chainId: string, facts: UserFacts): Promise<boolean> {
+  if (!facts.organization) return false;
+  const { rowCount } = await db.query(`SELECT 1 FROM chains.members m WHERE m.chain_id = $4 AND ${MEMBER_ADMITS} LIMIT 1`, [
+    facts.organization,
+    facts.organizationalUnit,
+    facts.commonName,
+    chainId,
+  ]);
+  return (rowCount ?? 0) > 0;
+}
+
+/** What admission needs of a stored chain: whether it is members-only, and its protocol parameters; null when it does not exist. */
+export async function chainRules(db: Queryable, chainId: string): Promise<{ membersOnly: boolean; protocol: ProtocolParams } | null> {
+  const { rows } = await db.query<{ members_only: boolean; protocol: ProtocolParams }>(
+    `SELECT coalesce((genesis->>'membersOnly')::boolean, false) AS members_only, genesis->'protocol' AS protocol FROM chains.chains WHERE chain_id = $1`,
+    [chainId],
+  );
+  return rows[0] ? { membersOnly: rows[0].members_only, protocol: rows[0].protocol } : null;
 }
 
 export async function chainExists(db: Queryable, chainId: string): Promise<boolean> {
@@ -99,6 +120,7 @@ function recordOf(g: Genesis, codeHash: string, members: ChainMember[]): ChainRe
       balances: g.accounts,
       creator: g.creator ?? '',
       createdAt: g.timestamp,
+      membersOnly: g.membersOnly === true,
     },
   };
 }

@@ -6,13 +6,18 @@
 import { refusal } from '@platform/common/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { CHAINS, SUBJECTS, VAULT, call, connectBus, encodeJson, handle, serve, type NatsConnection } from '@platform/bus';
-import { GOVERNANCE_ADDRESS, PlatformError, loadConfig, type Transaction } from '@platform/common';
+import { DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, chainGenesisText, loadConfig, type Transaction } from '@platform/common';
+import { keccak256Hex } from '@platform/crypto';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService, type RunningBlockService } from '@platform/block';
 import { Account, quietLogger, writeGenesis } from '../../block/test/helpers.js';
 import { AUTO_APPROVE_SOURCE, startChainsService, type RunningChainsService } from '../src/index.js';
+import { checkBody, genesisOf } from '../src/body.js';
 
 const AUTO_APPROVE = AUTO_APPROVE_SOURCE;
+
+/** the ID of the fixed genesis of the hashing test, as computed before genesis had `membersOnly` */
+const FIXED_GENESIS_ID = '40196dd0e22bba3c9f030bf795a2f8dacb84d7d605a9acb3536e45faa08eaf17';
 
 const IMPOSTOR = `contract Impostor { event OrgAdded(string orgName); constructor() {} function add(string o) public { emit OrgAdded(o); } }`;
 
@@ -107,8 +112,37 @@ describe('creation', () => {
     // another user of A is not the creator: the creator's entry names alice
     expect(await visible({ username: 'alex', organization: 'A' })).toEqual(['']);
     expect(await visible(carol)).toEqual(['']);
-    expect(await call(nc, CHAINS.exists, { chainId: id })).toEqual({ chainId: id, exists: true });
-    expect(await call(nc, CHAINS.exists, { chainId: 'f'.repeat(64) })).toEqual({ chainId: 'f'.repeat(64), exists: false });
+    // a default chain exists for anyone (anyone may send to it), members or not
+    for (const user of [alice, carol]) expect(await call(nc, CHAINS.exists, { ...user, chainId: id })).toEqual({ chainId: id, exists: true, membersOnly: false, protocol: DEFAULT_PROTOCOL });
+    expect(await call(nc, CHAINS.exists, { ...carol, chainId: 'f'.repeat(64) })).toEqual({ chainId: 'f'.repeat(64), exists: false, membersOnly: false, protocol: null });
+    expect(record.info.membersOnly).toBe(false);
+  });
+
+  test('metadata.membersOnly: recorded in the genesis; the chain exists for its members only, for others exactly as an unknown chain', async () => {
+    const [id] = await call(nc, CHAINS.create, { ...alice, chains: [body({ metadata: { VM: 'SolidVM', membersOnly: true } })] });
+    const [record] = await call(nc, CHAINS.list, { ...bob, chainIds: [id] });
+    expect(record.info.membersOnly).toBe(true);
+    for (const member of [alice, bob]) expect(await call(nc, CHAINS.exists, { ...member, chainId: id })).toEqual({ chainId: id, exists: true, membersOnly: true, protocol: DEFAULT_PROTOCOL });
+    const unknown = await call(nc, CHAINS.exists, { ...carol, chainId: 'f'.repeat(64) });
+    expect(await call(nc, CHAINS.exists, { ...carol, chainId: id })).toEqual({ ...unknown, chainId: id });
+    // the text form is taken too (metadata values are often strings); anything else is named
+    const [textual] = await call(nc, CHAINS.create, { ...alice, chains: [body({ metadata: { VM: 'SolidVM', membersOnly: 'true' } })] });
+    expect((await call(nc, CHAINS.exists, { ...carol, chainId: textual })).exists).toBe(false);
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ metadata: { membersOnly: 'yes' } })] }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'metadata.membersOnly' } });
+    // the answer depends on who asks: none without a user
+    expect(await refusal(call(nc, CHAINS.exists, { chainId: id } as never))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'username' } });
+  });
+
+  test('a genesis without membersOnly keeps the text, and so the ID, it had before the option existed', () => {
+    const protocol = { stepLimit: 10_000_000, gasTableVersion: 1 };
+    const genesis = genesisOf(checkBody(body(), ''), { address: 'aa'.repeat(20), member: { orgName: 'A', commonName: 'alice', access: true } }, protocol, 1_700_000_000_000);
+    expect(Object.keys(genesis)).not.toContain('membersOnly');
+    // a fixed genesis written as before the option: its ID, computed then, stays
+    const fixed = { ...genesis, nonce: '11'.repeat(32) };
+    expect(keccak256Hex(chainGenesisText(fixed))).toBe(FIXED_GENESIS_ID);
+    const strict = genesisOf(checkBody(body({ metadata: { membersOnly: true } }), ''), { address: 'aa'.repeat(20), member: null }, DEFAULT_PROTOCOL);
+    expect(strict.membersOnly).toBe(true);
+    expect(strict.chainId).toBe(keccak256Hex(chainGenesisText(strict)));
   });
 
   test('the same body twice gives two chains; a batch creates each; a child chain of a visible parent', async () => {
@@ -141,8 +175,6 @@ describe('creation', () => {
 
 describe('chains created through another node', () => {
   test('a genesis on the GENESIS stream alone is stored, and its members see it; one whose ID is not its hash is not', async () => {
-    const { DEFAULT_PROTOCOL, chainGenesisText } = await import('@platform/common');
-    const { keccak256Hex } = await import('@platform/crypto');
     const genesis = {
       format: 1 as const,
       chainId: '',
@@ -164,7 +196,7 @@ describe('chains created through another node', () => {
     await until(async () => (await visible(dave)).includes(id));
     // block 0, applied by this node's block service, brings the governance code hash
     await until(async () => (await call(nc, CHAINS.list, { ...dave, chainIds: [id] }))[0]?.info.codeInfo[0].codeHash !== '');
-    expect(await call(nc, CHAINS.exists, { chainId: forged.chainId })).toMatchObject({ exists: false });
+    expect(await call(nc, CHAINS.exists, { ...dave, chainId: forged.chainId })).toMatchObject({ exists: false });
   });
 });
 

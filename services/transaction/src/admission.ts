@@ -71,7 +71,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
   const submitter = { username, organization: organization(request.organization) };
   const drafts = draftsOf(request.transactions, request.txParams, request.chainId);
   checkReservedNames(drafts, (i) => `txs[${i}].payload.contract`);
-  await deps.chains.requireKnown(drafts.map((d) => d.chainId), (i) => (request.chainId ? 'chainid' : `txs[${i}].payload.chainid`));
+  await deps.chains.requireKnown(drafts.map((d) => d.chainId), submitter, (i) => (request.chainId ? 'chainid' : `txs[${i}].payload.chainid`));
   const key = idempotencyKey(request.idempotencyKey);
   // what makes two requests "the same" under one key
   const digest = key ? keccak256Hex(JSON.stringify([request.chainId, request.txParams, request.transactions])) : '';
@@ -113,7 +113,7 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
   const raw = parseRaw(request.transaction, request.chainId, deps.config.rawTxRequireSignedMetadata);
   const tx = buildTransaction(raw.draft, { from: raw.from, nonce: raw.nonce, signature: raw.signature, signingForm: raw.signingForm, origin: 'raw', submitter });
   checkReservedNames([raw.draft], () => 'metadata.name');
-  await deps.chains.requireKnown([tx.chainId], () => 'chainId');
+  await deps.chains.requireKnown([tx.chainId], submitter, () => 'chainId');
   await deps.identity.check(tx.from, [raw.draft]);
   if (tx.nonce > deps.config.accountNonceLimit) throw nonceLimit(tx.from, tx.chainId, tx.nonce, deps.config.accountNonceLimit);
   if (deps.config.gasEnabled) {

@@ -3,7 +3,7 @@
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
 import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
-import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
+import { DEFAULT_PROTOCOL, runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { ChainGate } from './chains.js';
 import { IdentityGate } from './checks.js';
@@ -81,7 +81,9 @@ export async function startTransactionService(options: TransactionServiceOptions
     const consumer = await startExecConsumer({ nc, js, pool, logger, admitted, recent, faults: options.faults });
     undo.unshift(() => consumer.stop());
 
-    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), admitted, recent, nonces: new NonceBook(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains: new ChainGate(nc), config };
+    const chains = new ChainGate(nc, DEFAULT_PROTOCOL);
+    undo.unshift(async () => chains.stop());
+    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), admitted, recent, nonces: new NonceBook(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains, config };
     const service = await serve(nc, { name: 'tx', version: VERSION, description: 'transaction admission, results and the faucet', logger }, txHandlers(deps));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"

@@ -133,6 +133,29 @@ describe('transaction - admission of vault-signed transactions', () => {
     expect(await ask('ivan', [onMain.hash])).toHaveLength(1);
   });
 
+  test('a members-only chain admits its members; anyone else is refused exactly as for a chain that does not exist, and nothing is stored', async () => {
+    const svc = await f.start();
+    const outsider = await f.user('olga');
+    await f.user('mona');
+    const [strict, missing] = ['5c'.repeat(32), '5d'.repeat(32)];
+    f.chains.membersOnly.add(strict);
+    f.chains.missing.add(missing);
+    f.chains.membersOf.set('mona', [strict]);
+    const refusedFor = async (chainId: string) => {
+      const err = await refusal(call(f.nc, TX.submit, request('olga', [callSet(1)], { chainId })));
+      return { status: err.status, code: err.code, message: err.message.replace(chainId, '<chain>'), details: { ...err.details, chainId: '<chain>' } };
+    };
+    expect(await refusedFor(strict)).toEqual(await refusedFor(missing));
+    expect((await refusedFor(strict)).status).toBe(404);
+    expect(await f.sql(svc.databaseUrl, 'SELECT count(*)::int AS n FROM tx.transactions WHERE sender = $1', [outsider])).toEqual([{ n: 0 }]);
+    // a payload's chainid is the same gate
+    expect(await refusal(call(f.nc, TX.submit, request('olga', [callSet(1), callSet(2, strict)])))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: strict } });
+    const [admitted] = await call(f.nc, TX.submit, request('mona', [callSet(1)], { chainId: strict }));
+    expect(admitted.status).toBe('Pending');
+    // a member's admission is remembered for that member only
+    expect(await refusal(call(f.nc, TX.submit, request('olga', [callSet(1)], { chainId: strict })))).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   test('ACCOUNT_NONCE_LIMIT: 422 NONCE_LIMIT, and a batch that would cross it admits nothing', async () => {
     const svc = await f.start({ env: { ACCOUNT_NONCE_LIMIT: '2' } });
     const address = await f.user('frank');

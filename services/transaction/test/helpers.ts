@@ -9,7 +9,7 @@ import pg from 'pg';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { encodeRlp, keccak256, toBeArray, toUtf8Bytes } from 'ethers';
 import { CHAINS, STREAMS, VAULT, call, connectBus, handle, serve, type NatsConnection } from '@platform/bus';
-import { createLogger, loadConfig, type ExecResult, type Logger, type Receipt, type Transaction } from '@platform/common';
+import { DEFAULT_PROTOCOL, createLogger, loadConfig, type ExecResult, type ProtocolParams, type Logger, type Receipt, type Transaction } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startVault, type RunningVault } from '@platform/vault';
 import { startTransactionService, type Faults, type RunningTransactionService } from '../src/index.js';
@@ -26,8 +26,8 @@ export interface Fixture {
   /** a vault user's address, creating the key */
   user(username: string): Promise<string>;
   sql<R extends pg.QueryResultRow>(databaseUrl: string, text: string, values?: unknown[]): Promise<R[]>;
-  /** the chains service, played: every chain exists but these; a user sees the chains listed for it */
-  chains: { missing: Set<string>; membersOf: Map<string, string[]> };
+  /** the chains service, played: every chain exists but `missing`; a user sees the chains listed for it; a `membersOnly` chain exists for those only; `protocols` of chains (default: DEFAULT_PROTOCOL) */
+  chains: { missing: Set<string>; membersOf: Map<string, string[]>; membersOnly: Set<string>; protocols: Map<string, ProtocolParams> };
   stop(): Promise<void>;
 }
 
@@ -45,9 +45,14 @@ export async function fixture(): Promise<Fixture> {
     databaseUrl: await infra.postgres!.createDatabase('vault'),
   });
   const nc = await connectBus({ url: natsUrl, name: 'transaction-test' });
-  const chains = { missing: new Set<string>(), membersOf: new Map<string, string[]>() };
+  const chains: Fixture['chains'] = { missing: new Set<string>(), membersOf: new Map<string, string[]>(), membersOnly: new Set<string>(), protocols: new Map<string, ProtocolParams>() };
   const chainsService = await serve(nc, { name: 'chains', version: '0.0.0', logger: createLogger('chains', 'silent') }, [
-    handle(CHAINS.exists, ({ chainId }) => ({ chainId, exists: !chains.missing.has(chainId) })),
+    handle(CHAINS.exists, ({ chainId, username }) => {
+      const id = chainId ?? '';
+      const membersOnly = chains.membersOnly.has(id);
+      const exists = !chains.missing.has(id) && (!membersOnly || (chains.membersOf.get(username) ?? []).includes(id));
+      return { chainId: id, exists, membersOnly: exists && membersOnly, protocol: exists ? (chains.protocols.get(id) ?? DEFAULT_PROTOCOL) : null };
+    }),
     handle(CHAINS.visibleTo, ({ username }) => ({ chainIds: ['', ...(chains.membersOf.get(username) ?? [])] })),
   ]);
   let running: RunningTransactionService | null = null;

@@ -3,7 +3,7 @@
 // field for every bad one.
 import { refusal } from '@platform/common/testing';
 import { Wallet, type BaseWallet } from 'ethers';
-import { TX, call, type RawTransactionBody, type SubmitRawRequest } from '@platform/bus';
+import { TX, batchingCaller, call, type RawTransactionBody, type SubmitRawRequest } from '@platform/bus';
 import { PlatformError, type Transaction } from '@platform/common';
 import { createPool } from '../src/db.js';
 import { admitRaw } from '../src/store.js';
@@ -204,6 +204,28 @@ describe('transaction - raw transactions', () => {
     expect(await refusal(call(f.nc, TX.submitRaw, request(onChain, { chainId: '66'.repeat(32) })))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'chainId' } });
     const admitted = await call(f.nc, TX.submitRaw, request(onChain, { chainId: chain }));
     expect((await admittedByHash(f, [admitted.hash])).get(admitted.hash)![0].subject).toBe(`tx.admitted.${chain}`);
+  });
+
+  test('a members-only chain: a non-member\'s raw transaction is refused exactly as to a chain that does not exist, alone or batched; a member\'s is admitted', async () => {
+    const [strict, missing] = ['7c'.repeat(32), '7d'.repeat(32)];
+    f.chains.membersOnly.add(strict);
+    f.chains.missing.add(missing);
+    f.chains.membersOf.set('raw-member', [strict]);
+    const wallet = Wallet.createRandom();
+    const refusedFor = async (chainId: string, send: (r: SubmitRawRequest) => Promise<unknown>) => {
+      const err = await refusal(send(request(signed(wallet, { ...callInc(0), chainId }))));
+      return { status: err.status, code: err.code, message: err.message.replace(chainId, '<chain>'), details: { ...err.details, chainId: '<chain>' } };
+    };
+    const alone = (r: SubmitRawRequest) => call(f.nc, TX.submitRaw, r);
+    // the gateway's path: calls gathered into one message on the batch subject
+    const batched = batchingCaller(f.nc, TX.submitRaw);
+    const unknown = await refusedFor(missing, alone);
+    expect(unknown.status).toBe(404);
+    expect(await refusedFor(strict, alone)).toEqual(unknown);
+    expect(await refusedFor(strict, batched)).toEqual(unknown);
+    // the submitting user is who is asked about: a member's request is admitted
+    const admitted = await call(f.nc, TX.submitRaw, request(signed(wallet, { ...callInc(0), chainId: strict }), { username: 'raw-member' }));
+    expect(admitted.status).toBe('Pending');
   });
 
   test('RAW_TX_REQUIRE_SIGNED_METADATA refuses signatures that do not cover the metadata', async () => {

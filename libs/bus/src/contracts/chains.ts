@@ -2,7 +2,7 @@
 // creation, their records, and who may see them. Every answer about a chain
 // is already filtered by membership: a caller never learns of a private
 // chain it may not see (spec "Private chains"; CONVENTIONS.md "Private chains").
-import type { ChainId, ChainMember, DecimalString } from '@platform/common';
+import type { ChainId, ChainMember, DecimalString, ProtocolParams } from '@platform/common';
 import { defineEndpoint } from '../rpc.js';
 import { SERVICE_NAMES } from '../subjects.js';
 
@@ -21,7 +21,8 @@ export interface ChainBody {
   args?: Record<string, unknown>;
   members?: ChainMember[];
   balances?: Array<{ address: string; balance: DecimalString | number }>;
-  metadata?: { VM?: string } & Record<string, unknown>;
+  /** `membersOnly: true`: only members may send transactions to the chain (recorded in its genesis) */
+  metadata?: { VM?: string; membersOnly?: boolean | string } & Record<string, unknown>;
   parentChain?: string | null;
 }
 
@@ -50,6 +51,8 @@ export interface ChainRecord {
     creator: string;
     /** seconds since the epoch */
     createdAt: number;
+    /** only members may send transactions to it (the creation's `metadata.membersOnly`) */
+    membersOnly: boolean;
   };
 }
 
@@ -58,6 +61,26 @@ export interface ListChainsRequest extends ChainUser {
   chainIds?: string[] | null;
   limit?: number;
   offset?: number;
+}
+
+export interface ExistsRequest extends ChainUser {
+  /** 64 hex, 0x optional; '' / null / absent: the main chain */
+  chainId: string | null;
+}
+
+/** Whether the asking user may send transactions to a chain, and by which rules. */
+export interface ExistsAnswer {
+  chainId: ChainId;
+  /**
+   * The chain exists for this user: false for a chain that does not exist,
+   * and for a members-only chain the user is not a member of (the same
+   * answer, so that such a chain's existence does not leak).
+   */
+  exists: boolean;
+  /** a members-only chain (the user is a member): this answer holds for this user only, not for every user */
+  membersOnly: boolean;
+  /** the chain's genesis's protocol parameters (the minimum gas price); null when it does not exist for the user */
+  protocol: ProtocolParams | null;
 }
 
 export const CHAINS_SUBJECTS = {
@@ -81,6 +104,10 @@ export const CHAINS = {
   list: defineEndpoint<ListChainsRequest, ChainRecord[]>(SERVICE_NAMES.chains, 'list', CHAINS_SUBJECTS.list),
   /** every chain whose data the user may see: '' (the main chain) first, then the private chains it is a member of */
   visibleTo: defineEndpoint<ChainUser, { chainIds: ChainId[] }>(SERVICE_NAMES.chains, 'visible-to', CHAINS_SUBJECTS.visibleTo),
-  /** whether a chain exists on this node (any user may send to a private chain: its ID is what it takes) */
-  exists: defineEndpoint<{ chainId: string }, { chainId: ChainId; exists: boolean }>(SERVICE_NAMES.chains, 'exists', CHAINS_SUBJECTS.exists),
+  /**
+   * Whether a chain exists for the user, who may then send to it: any user
+   * to a default private chain (its ID is what it takes), only members to a
+   * members-only one. VALIDATION_FAILED without a username.
+   */
+  exists: defineEndpoint<ExistsRequest, ExistsAnswer>(SERVICE_NAMES.chains, 'exists', CHAINS_SUBJECTS.exists),
 } as const;

@@ -18,7 +18,8 @@ const member = {
 
 const chainBody = {
   type: 'object',
-  description: "the governance contract (`contract`, `src`, constructor `args`), `label`, `members`, `balances`, `metadata.VM` (`SolidVM`) and `parentChain`; fields are checked by the chains service, which names a bad one",
+  description:
+    "the governance contract (`contract`, `src`, constructor `args`), `label`, `members`, `balances`, `metadata.VM` (`SolidVM`), `metadata.membersOnly` (true: only members may send transactions to the chain; to anyone else it is as unknown as a chain that does not exist) and `parentChain`; fields are checked by the chains service, which names a bad one",
   properties: {
     label: { type: 'string' },
     contract: { type: 'string' },
@@ -48,6 +49,7 @@ const chainRecord = {
         balances: { type: 'array', items: { type: 'object', additionalProperties: true } },
         creator: { type: 'string' },
         createdAt: { type: 'integer' },
+        membersOnly: { type: 'boolean', description: 'only members may send transactions to the chain' },
       },
     },
   },
