@@ -1,6 +1,7 @@
 // The shared vocabulary of the node: what crosses NATS between services and
 // what the VMs execute against. Hex is lowercase without 0x; amounts and other
 // integers that may exceed 2^53 travel as decimal strings.
+import { DEFAULT_LIMITS, type ExecutionLimits } from './limits.js';
 
 /** 40 hex characters */
 export type Address = string;
@@ -353,6 +354,8 @@ export interface ProtocolParams {
   stepLimit: number;
   /** which gas cost table the VMs meter with */
   gasTableVersion: number;
+  /** execution limits; absent (a genesis older than them): DEFAULT_LIMITS, see limits.ts */
+  limits?: Partial<ExecutionLimits>;
 }
 
 export interface ChainMember {
@@ -398,4 +401,4 @@ export interface Genesis {
   membersOnly?: true;
 }
 
-export const DEFAULT_PROTOCOL: ProtocolParams = { stepLimit: 10_000_000, gasTableVersion: 1 };
+export const DEFAULT_PROTOCOL: ProtocolParams = { stepLimit: 10_000_000, gasTableVersion: 1, limits: { ...DEFAULT_LIMITS } };

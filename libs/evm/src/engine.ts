@@ -11,6 +11,7 @@
 // plain function.
 import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
+import { ExecFailure } from './errors.js';
 import { WorldStateAdapter } from './state-adapter.js';
 import { keccak256 } from '@platform/crypto';
 
@@ -22,6 +23,8 @@ export interface HashLog {
 
 export interface Engine {
   evm: EVM;
+  /** the running transaction's maxMemoryBytes, in 32-byte words, and the failure it gives */
+  memory: { words: bigint; message: string };
   adapter: WorldStateAdapter;
   chainId: string;
   common: Common;
@@ -64,8 +67,9 @@ export async function acquire(chainId: string, record = false): Promise<Engine> 
   if (!e) {
     const adapter = new WorldStateAdapter();
     const common = commonFor(chainId);
-    e = { evm: await createEVM({ common, stateManager: adapter }), adapter, chainId, common, hashes: null };
+    e = { evm: await createEVM({ common, stateManager: adapter }), adapter, chainId, common, hashes: null, memory: { words: 0n, message: '' } };
   }
+  limitMemory(e);
   if (record) {
     const log: HashLog = { inputs: [], outputs: [] };
     e.hashes = log;
@@ -91,4 +95,35 @@ export function release(e: Engine): void {
   let list = idle.get(e.chainId);
   if (!list) idle.set(e.chainId, (list = []));
   if (list.length < IDLE_PER_CHAIN) list.push(e);
+}
+
+interface RunStateMemory {
+  memoryWordCount: bigint;
+}
+type GasHandler = (runState: RunStateMemory, gas: bigint, common: Common) => bigint | Promise<bigint>;
+const LIMITED = Symbol('memory limited');
+
+/**
+ * The chain's maxMemoryBytes, for every call frame: the EVM grows a frame's
+ * memory only in the dynamic gas function of the opcode that touches it
+ * (MSTORE, CALLDATACOPY, RETURN, CALL, LOG, …), which sets the frame's word
+ * count before the opcode allocates anything. Each such function is wrapped
+ * to fail the transaction once the count passes the limit — thrown as an
+ * ExecFailure, not an EVM error, so no frame can catch it (as in SolidVM).
+ * Without it only gas bounds memory, and a transaction with a large gas limit
+ * makes the engine allocate until the process runs out.
+ */
+function limitMemory(e: Engine): void {
+  const map = (e.evm as unknown as { _opcodeMap: Array<{ gasHandler?: GasHandler } & { [LIMITED]?: true }> })._opcodeMap;
+  for (const entry of map) {
+    const original = entry?.gasHandler;
+    if (!original || entry[LIMITED]) continue;
+    entry[LIMITED] = true;
+    const memory = e.memory;
+    entry.gasHandler = async (runState, gas, common) => {
+      const charged = await original(runState, gas, common);
+      if (runState.memoryWordCount > memory.words) throw new ExecFailure('LIMIT', memory.message);
+      return charged;
+    };
+  }
 }

@@ -16,7 +16,8 @@ export type FailureCode =
   | 'NO_CONTRACT' // no EVM contract at the address, or no such contract in the source
   | 'COMPILE_ERROR'
   | 'INSUFFICIENT_BALANCE' // the value sent exceeds the sender's balance
-  | 'EVM_ERROR'; // any other exceptional halt: invalid opcode, stack underflow, code size, …
+  | 'EVM_ERROR' // any other exceptional halt: invalid opcode, stack underflow, code size, …
+  | 'LIMIT'; // an execution limit of the chain's protocol (maxStateBytes, maxMemoryBytes, …), as in SolidVM
 
 /** One message of solc: `formatted` is what solc prints (file:line:column, the source line, a caret). */
 export interface SolcMessage {

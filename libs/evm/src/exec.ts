@@ -5,7 +5,7 @@
 // inside one checkpoint of the WorldState's journal).
 import type { EVM } from '@ethereumjs/evm';
 import { createZeroAddress, type Address as EthAddress, createAddressFromString } from '@ethereumjs/util';
-import type { ContractStateChange, CreatedContract, EventLog, ExecutionContext, WorldState } from '@platform/common';
+import { limitMessage, limitsOf, type ContractStateChange, type CreatedContract, type EventLog, type ExecutionContext, type ExecutionLimits, type WorldState } from '@platform/common';
 import { bytesToHex, contractAddress, strip0x } from '@platform/crypto';
 import { haltReason, returnValues, revertReason, type RawLog } from './decode.js';
 import { acquire, release } from './engine.js';
@@ -143,7 +143,11 @@ async function execute(state: WorldState, ctx: ExecutionContext, job: Job, optio
   if (intrinsic > limit) return failure('OUT_OF_GAS', `out of gas: the gas limit ${limit} is below the transaction's intrinsic cost ${intrinsic}`, { gasUsed: limit, address: where });
   const engine = await acquire(ctx.chainId, options.decodeStorage === true);
   const { evm, adapter } = engine;
+  const limits = limitsOf(ctx.protocol);
   adapter.begin(state);
+  adapter.limitState(limits.maxStateBytes, limitMessage('maxStateBytes', limits));
+  engine.memory.words = BigInt(Math.floor(limits.maxMemoryBytes / 32));
+  engine.memory.message = limitMessage('maxMemoryBytes', limits);
   state.checkpoint();
   let open = true;
   try {
@@ -184,6 +188,7 @@ async function execute(state: WorldState, ctx: ExecutionContext, job: Job, optio
       if (!creatorBefore && acct.balance === 0n) state.deleteAccount(job.caller);
       else state.putAccount(job.caller, { ...acct, nonce: creatorBefore?.nonce ?? 0n });
     }
+    checkOutputLimits(limits, r.logs ?? [], r.returnValue);
     const deleted = destroy(state, r.selfdestruct, r.createdAddresses);
     // EIP-161: accounts the run touched and left empty do not remain
     await evm.journal.cleanup();
@@ -220,6 +225,15 @@ async function execute(state: WorldState, ctx: ExecutionContext, job: Job, optio
     evm.transientStorage.clear();
     release(engine);
   }
+}
+
+/** The limits checked on what a successful run produced: its logs and its return data (the throw reverts the run). */
+function checkOutputLimits(limits: ExecutionLimits, logs: Array<[Uint8Array, Uint8Array[], Uint8Array]>, returned: Uint8Array): void {
+  if (logs.length > limits.maxEvents) throw new ExecFailure('LIMIT', limitMessage('maxEvents', limits));
+  let bytes = 0;
+  for (const [, topics, data] of logs) bytes += 32 * topics.length + data.length;
+  if (bytes > limits.maxEventBytes) throw new ExecFailure('LIMIT', limitMessage('maxEventBytes', limits));
+  if (returned.length > limits.maxReturnBytes) throw new ExecFailure('LIMIT', limitMessage('maxReturnBytes', limits));
 }
 
 function valueOf(ctx: ExecutionContext, v: bigint | undefined): bigint {

@@ -14,6 +14,7 @@ import type { AccountState, WorldState } from '@platform/common';
 import { bytesToHex, hexToBytes, keccak256Hex } from '@platform/crypto';
 import { abiEncode } from './abi-codec.js';
 import { Lru } from './lru.js';
+import { ExecFailure } from './errors.js';
 
 const EMPTY = new Uint8Array(0);
 const SLOT_KEY = /^[0-9a-f]{64}$/;
@@ -51,6 +52,11 @@ export class WorldStateAdapter implements StateManagerInterface {
   readonly deployed = new Map<string, string>();
   /** checkpoints the EVM opened and has not closed yet */
   private depth = 0;
+  /** maxStateBytes of the running transaction, in slots (32 bytes of key and 32 of value each), and the failure it gives */
+  private stateLimit = { slots: Infinity, message: '' };
+  /** distinct slots the transaction wrote, per contract: what maxStateBytes counts */
+  private slotsWritten = 0;
+  private readonly written = new Map<string, Set<string>>();
 
   readonly originalStorageCache = {
     get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
@@ -69,6 +75,22 @@ export class WorldStateAdapter implements StateManagerInterface {
     this.depth = 0;
     this.originals.clear();
     this.deployed.clear();
+    this.written.clear();
+    this.slotsWritten = 0;
+  }
+
+  /** The transaction's maxStateBytes (after begin): a write of one slot more fails it with `message`. */
+  limitState(maxStateBytes: number, message: string): void {
+    this.stateLimit = { slots: Math.floor(maxStateBytes / 64), message };
+  }
+
+  private countWrite(a: string, k: string): void {
+    let slots = this.written.get(a);
+    if (!slots) this.written.set(a, (slots = new Set()));
+    if (slots.has(k)) return;
+    slots.add(k);
+    // thrown through the EVM (not an EVM error): no frame catches it, and execute() fails the transaction
+    if (++this.slotsWritten > this.stateLimit.slots) throw new ExecFailure('LIMIT', this.stateLimit.message);
   }
 
   /** After the EVM threw mid-run: closes the checkpoints it left open, so the caller's journal is balanced. */
@@ -166,6 +188,7 @@ export class WorldStateAdapter implements StateManagerInterface {
     const a = addressHex(address);
     const k = bytesToHex(key);
     this.noteOriginal(a, k);
+    this.countWrite(a, k);
     // zero is absence, so a contract's storage holds only what is set
     const zero = value.every((b) => b === 0);
     this.state.putStorage(a, k, zero ? undefined : bytesToHex(value).padStart(64, '0'));

@@ -461,7 +461,7 @@ function abiCall(sc: FnScope, m: string, argNodes: Node[], node: Node): CE {
       const types = args.map((a) => a.t);
       const evs = args.map((a) => a.ev);
       const enc = m === 'encode' ? abiEncode : abiEncodePacked;
-      return { t: BYTES, ev: (f) => enc(types, evs.map((e) => e(f))) };
+      return { t: BYTES, ev: (f) => f.x.memBytes(enc(types, evs.map((e) => e(f)))) };
     }
     case 'decode': {
       if (argNodes.length !== 2) err(node, 'abi.decode takes data and a tuple of types');
@@ -477,11 +477,11 @@ function abiCall(sc: FnScope, m: string, argNodes: Node[], node: Node): CE {
 function concatCall(sc: FnScope, kind: 'string' | 'bytes', argNodes: Node[]): CE {
   if (kind === 'string') {
     const evs = argNodes.map((a) => coerce(sc, compileExpr(sc, a), STRING, a).ev);
-    return { t: STRING, ev: (f) => evs.map((e) => e(f)).join('') };
+    return { t: STRING, ev: (f) => f.x.memString(evs.map((e) => e(f)).join('')) };
   }
   const args = argNodes.map((a) => toMemoryValue(sc, compileExpr(sc, a), BYTES));
   const types = args.map((a) => a.t);
-  return { t: BYTES, ev: (f) => abiEncodePacked(types, args.map((a) => a.ev(f))) };
+  return { t: BYTES, ev: (f) => f.x.memBytes(abiEncodePacked(types, args.map((a) => a.ev(f)))) };
 }
 
 /** Functions attached to a type by `using L for T` visible from the current code. */
@@ -732,12 +732,13 @@ function newExpr(sc: FnScope, typeNode: Node, argNodes: Node[], opts: CallOpts, 
     if (t.k !== 'array' || t.len !== null) return err(node, 'new needs a dynamic array type');
     const n = coerce(sc, compileExpr(sc, argNodes[0]), UINT256, argNodes[0]).ev;
     const et = t.elem;
-    return { t, ev: (f) => Array.from({ length: Number(n(f)) }, () => defaultValue(et)) };
+    // the length is checked before anything is allocated: `new uint[](2**200)` fails on the limit, not in the engine
+    return { t, ev: (f) => Array.from({ length: f.x.memAlloc(32n * (n(f) as bigint)) / 32 }, () => defaultValue(et)) };
   }
   if (typeNode.type === 'ElementaryTypeName' && (typeNode.name === 'bytes' || typeNode.name === 'string')) {
     const n = coerce(sc, compileExpr(sc, argNodes[0]), UINT256, argNodes[0]).ev;
-    if (typeNode.name === 'string') return { t: STRING, ev: (f) => '\0'.repeat(Number(n(f))) };
-    return { t: BYTES, ev: (f) => new Uint8Array(Number(n(f))) };
+    if (typeNode.name === 'string') return { t: STRING, ev: (f) => '\0'.repeat(f.x.memAlloc(n(f) as bigint)) };
+    return { t: BYTES, ev: (f) => new Uint8Array(f.x.memAlloc(n(f) as bigint)) };
   }
   sc.writesState(node, 'creates a contract');
   const name: string = typeNode.namePath;
@@ -811,6 +812,7 @@ export function emitEvent(sc: FnScope, e: EventDef, argNodes: Node[], names: str
       const args: Array<[string, string]> = new Array(ps.length);
       for (let i = 0; i < ps.length; i++) args[i] = [ps[i].name, renderEventValue(ps[i].t, evs[i](f))];
       x.gas += x.g.log + x.g.logArg * ps.length;
+      x.countEvent(name, args);
       x.events.push({ address: f.self, chainId: x.ctx.chainId, contractName: f.rt?.name ?? '', name, args, index: x.events.length });
     },
   };

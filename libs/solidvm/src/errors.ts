@@ -15,7 +15,8 @@ export type FailureCode =
   | 'UNKNOWN_METHOD'
   | 'NO_CONTRACT' // no SolidVM contract at the address
   | 'COMPILE_ERROR' // the source given to createContract does not compile
-  | 'CALL_DEPTH';
+  | 'CALL_DEPTH'
+  | 'LIMIT'; // an execution limit of the chain's protocol (maxStateBytes, maxEvents, …)
 
 export interface SourcePosition {
   file: string;

@@ -714,7 +714,7 @@ function binaryOn(sc: FnScope, op: string, L: CE, R: CE, node: Node): CE {
     if (op === '+') {
       const a = stringish(sc, L, node).ev;
       const b = stringish(sc, R, node).ev;
-      return { t: STRING, ev: (f) => a(f) + b(f) };
+      return { t: STRING, ev: (f) => f.x.memString(a(f) + b(f)) };
     }
     if (op === '==' || op === '!=') {
       const a = coerce(sc, L, STRING, node).ev;
@@ -969,7 +969,7 @@ function assignment(sc: FnScope, node: Node): CE {
   void res;
   const rev = rhs.ev;
   const lv = L.lv;
-  const upd = (f: Frame, old: any) => fn(old, rev(f));
+  const upd = L.t.k === 'string' ? (f: Frame, old: any) => f.x.memString(fn(old, rev(f))) : (f: Frame, old: any) => fn(old, rev(f));
   return { t: L.t, ev: (f) => lv.update(f, upd) };
 }
 

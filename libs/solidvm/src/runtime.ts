@@ -2,7 +2,7 @@
 // (Frame), and the storage model: every scalar lives under its own path
 // (`.balances<"alice">`, `.items[3].name`, `.items.length`), values as text,
 // default values as absent keys.
-import type { EventLog, ExecutionContext, WorldState } from '@platform/common';
+import { limitMessage, limitsOf, type EventLog, type ExecutionContext, type ExecutionLimits, type WorldState } from '@platform/common';
 import { VmFailure } from './errors.js';
 import type { GasTable } from './gas.js';
 import type { SType } from './types.js';
@@ -50,6 +50,14 @@ export class Exec {
   depth = 0;
   /** name of the contract the transaction targets or creates (CreatedContract.appName) */
   appName: string | null = null;
+  /** the chain's execution limits (its genesis's protocol.limits) */
+  readonly limits: ExecutionLimits;
+  /** bytes of state written so far: each distinct path once, with the length of the value it holds now */
+  stateBytes = 0;
+  /** the value length counted for each written path, per contract */
+  private readonly written = new Map<string, Map<string, number>>();
+  /** bytes of the events emitted so far: names and argument texts */
+  eventBytes = 0;
 
   constructor(
     readonly state: WorldState,
@@ -61,6 +69,7 @@ export class Exec {
     baseGas: number,
   ) {
     this.gas = baseGas;
+    this.limits = limitsOf(ctx.protocol);
     if (ctx.gasEnabled) {
       this.stepCap = 0;
       this.stepCap = this.nextCap();
@@ -104,8 +113,57 @@ export class Exec {
     }
     if (!m.has(path)) m.set(path, this.state.getStorage(addr, path));
     this.gas += this.g.sstore;
+    this.countWrite(addr, path, value);
     this.state.putStorage(addr, path, value);
   }
+
+  /** Counts a storage write against maxStateBytes: a path written again counts its new value instead of the old one. */
+  private countWrite(addr: string, path: string, value: string | undefined): void {
+    let lens = this.written.get(addr);
+    if (lens === undefined) this.written.set(addr, (lens = new Map()));
+    const len = value === undefined ? 0 : utf8Length(value);
+    const before = lens.get(path);
+    this.stateBytes += before === undefined ? utf8Length(path) + len : len - before;
+    lens.set(path, len);
+    if (this.stateBytes > this.limits.maxStateBytes) this.exceeded('maxStateBytes');
+  }
+
+  /** Fails the transaction for a limit: not catchable by the contract, like the step limit. */
+  exceeded(name: keyof ExecutionLimits): never {
+    throw new VmFailure('LIMIT', limitMessage(name, this.limits), 'other', {}, false);
+  }
+
+  /** Checks an event about to be emitted against maxEvents and maxEventBytes. */
+  countEvent(name: string, args: Array<[string, string]>): void {
+    if (this.events.length + 1 > this.limits.maxEvents) this.exceeded('maxEvents');
+    let bytes = utf8Length(name);
+    for (const [n, v] of args) bytes += utf8Length(n) + utf8Length(v);
+    this.eventBytes += bytes;
+    if (this.eventBytes > this.limits.maxEventBytes) this.exceeded('maxEventBytes');
+  }
+
+  /** A string about to exist in memory: at most maxMemoryBytes of UTF-8. */
+  memString(s: string): string {
+    // a UTF-16 unit is at most 3 bytes of UTF-8: most strings need no count
+    if (s.length * 3 > this.limits.maxMemoryBytes && utf8Length(s) > this.limits.maxMemoryBytes) this.exceeded('maxMemoryBytes');
+    return s;
+  }
+
+  memBytes(b: Uint8Array): Uint8Array {
+    if (b.length > this.limits.maxMemoryBytes) this.exceeded('maxMemoryBytes');
+    return b;
+  }
+
+  /** Before allocating a memory value of `bytes` (a new array: 32 an element; new bytes/string: its length). */
+  memAlloc(bytes: bigint): number {
+    if (bytes > BigInt(this.limits.maxMemoryBytes)) this.exceeded('maxMemoryBytes');
+    return Number(bytes);
+  }
+}
+
+/** UTF-8 length without encoding it (Buffer.byteLength counts natively). */
+export function utf8Length(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
 }
 
 /** What a frame needs of the contract it runs in. */

@@ -8,7 +8,7 @@ import { SolidVMCompileError, VmFailure, type FailureCode } from './errors.js';
 import { gasTable } from './gas.js';
 import { bytesToHex, contractAddress, fromUtf8, keccak256, saltedContractAddress, utf8 } from './hash.js';
 import { HaltSignal, codeText, deploy, filesOfCode, runMessageCall, transferValue } from './interop.js';
-import { Exec, readDeep, type SolidVMHooks } from './runtime.js';
+import { Exec, readDeep, utf8Length, type SolidVMHooks } from './runtime.js';
 import { isValueType, type SType } from './types.js';
 import { buildUnit } from './unit.js';
 import { codecOf, defaultValue, keyTextToJsonKey, renderValue, toJson } from './values.js';
@@ -213,11 +213,13 @@ function finish(x: Exec, state: WorldState, ok: { returnTypes: SType[]; result: 
   const types = ok.returnTypes;
   const values: unknown[] = types.length === 1 ? [ok.result] : types.length === 0 ? [] : (ok.result as unknown[]);
   const returnValues = types.map((t, i) => renderValue(t, values[i] ?? defaultOf(t)));
+  const response = JSON.stringify(types.map((t, i) => toJson(t, values[i] ?? defaultOf(t))));
+  if (utf8Length(response) > x.limits.maxReturnBytes) x.exceeded('maxReturnBytes');
   const out: ExecOutcome = {
     ok: true,
     message: 'Success!',
     returnValues,
-    response: JSON.stringify(types.map((t, i) => toJson(t, values[i] ?? defaultOf(t)))),
+    response,
     events: x.events,
     stateChanges,
     contractsCreated,

@@ -5,7 +5,7 @@
 // derived from it: its state (balances, genesis contracts) and a header with
 // no proposer.
 import { existsSync, readFileSync } from 'node:fs';
-import type { BlockHeader, Genesis, Hash, Receipt, WorldState } from '@platform/common';
+import { limitsError, type BlockHeader, type Genesis, type Hash, type Receipt, type WorldState } from '@platform/common';
 import { bytesToHex, keccak256Hex } from '@platform/crypto';
 import { REGISTRY_ADDRESS } from '@platform/identity';
 import { createContract } from '@platform/solidvm';
@@ -36,6 +36,9 @@ export function validateGenesis(g: Genesis, where: string): void {
   if (typeof g.chainId !== 'string' || !(g.chainId === '' || /^[0-9a-f]{64}$/.test(g.chainId))) fail('chainId must be "" or 64 lowercase hex digits');
   if (!Number.isSafeInteger(g.timestamp) || g.timestamp < 0) fail('timestamp must be seconds since the epoch');
   if (!g.protocol || !Number.isSafeInteger(g.protocol.stepLimit) || !Number.isSafeInteger(g.protocol.gasTableVersion)) fail('protocol needs stepLimit and gasTableVersion');
+  // absent: the defaults (a genesis written before the limits existed keeps its hash, and its chain its ID)
+  const limits = limitsError(g.protocol.limits);
+  if (limits) fail(limits);
   if (!Array.isArray(g.accounts)) fail('accounts must be an array');
   for (const a of g.accounts) {
     if (!/^[0-9a-f]{40}$/.test(a.address) || !/^\d+$/.test(String(a.balance))) fail(`account ${JSON.stringify(a)} needs a 40-hex address and a decimal balance`);
