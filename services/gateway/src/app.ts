@@ -10,7 +10,7 @@ import type { TokenVerifier } from '@platform/auth';
 import type { NatsConnection, ServiceName } from '@platform/bus';
 import { requireToken } from './auth.js';
 import { installBodyParsers } from './body.js';
-import { installErrorHandling } from './errors.js';
+import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { chainRoutes } from './routes/chains.js';
@@ -21,7 +21,7 @@ import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp'>>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
@@ -31,6 +31,22 @@ export interface GatewayDeps {
 const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx', 'block', 'cirrus', 'chains'];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** What a request's message on the bus carries besides its body (the user, the route's other fields, headers). */
+const BUS_HEADROOM = 64 * 1024;
+/** The whole request (headers and body) must arrive within this; a client trickling it is cut off with 408. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * The largest body the gateway takes: BODY_LIMIT_BYTES, but never more than
+ * the bus carries in one message (the server's max_payload, less room for
+ * the rest of the message): a larger body could only fail later, as a 503,
+ * so it is refused with 413 before it is read.
+ */
+export function effectiveBodyLimit(configured: number, maxPayload: number | undefined): number {
+  if (maxPayload === undefined) return configured;
+  return Math.max(1024, Math.min(configured, maxPayload - BUS_HEADROOM));
+}
 
 export const ERROR_BODY_SCHEMA = {
   $id: 'ErrorBody',
@@ -55,7 +71,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     loggerInstance: deps.logger as FastifyBaseLogger,
     // one line per request, written by the onResponse hook below
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: deps.config.bodyLimit,
+    bodyLimit: effectiveBodyLimit(deps.config.bodyLimit, deps.nc.info?.max_payload),
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // what the router and Node's HTTP parser refuse answers with the platform's error body too
+    frameworkErrors,
+    clientErrorHandler,
     // a client's id is kept when it is a plain token, so that its logs and ours match
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -92,7 +113,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   // every spec endpoint: behind the token check
   await app.register(async (platform) => {
-    requireToken(platform, deps.verifier);
+    requireToken(platform, deps.verifier, { allowNoExp: deps.config.oauthAllowNoExp ?? false });
     keyRoutes(platform, { nc: deps.nc, hub, config: deps.config });
     x509Routes(platform, { nc: deps.nc, config: deps.config });
     cirrusRoutes(platform, deps.nc);

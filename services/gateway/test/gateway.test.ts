@@ -16,6 +16,8 @@ import { startCirrus } from '@platform/cirrus';
 import { startVault } from '@platform/vault';
 import { startTransactionService } from '@platform/transaction';
 import { buildGateway } from '../src/index.js';
+import { effectiveBodyLimit } from '../src/app.js';
+import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../src/body.js';
 
 const BODY_LIMIT = 4096;
 
@@ -119,6 +121,27 @@ describe('gateway', () => {
     const res = await key('POST', { 'content-type': 'application/json' }, JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT * 2) }));
     expect(res.statusCode).toBe(413);
     expect(res.json().error.code).toBe('BODY_TOO_LARGE');
+  });
+
+  test("the body limit is BODY_LIMIT_BYTES, but never more than the bus's max_payload less 64 KiB; a 413 names it", async () => {
+    expect(effectiveBodyLimit(10 * 1024 * 1024, 8 * 1024 * 1024)).toBe(8 * 1024 * 1024 - 64 * 1024);
+    expect(effectiveBodyLimit(4096, 8 * 1024 * 1024)).toBe(4096);
+    expect(effectiveBodyLimit(4096, undefined)).toBe(4096);
+    const res = await key('POST', { 'content-type': 'application/json' }, 'x'.repeat(BODY_LIMIT + 1));
+    expect(res.json().error).toMatchObject({ code: 'BODY_TOO_LARGE', message: `the body exceeds the limit of ${BODY_LIMIT} bytes`, details: { limit: BODY_LIMIT } });
+  });
+
+  test('JSON nested deeper than MAX_JSON_DEPTH is a 400 saying the limit, not a stack overflow', async () => {
+    expect(jsonDepthExceeds('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
+    expect(jsonDepthExceeds('['.repeat(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
+    // brackets inside strings, escaped quotes included, are not nesting
+    expect(jsonDepthExceeds(JSON.stringify({ a: '[[[[\\"[[[[' }), 2)).toBe(false);
+    const depth = 1000;
+    const body = `{"txs":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const res = await send(base, { method: 'POST', url: '/platform/v2.3/transaction', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: body });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('INVALID_JSON');
+    expect(res.json().error.message).toContain(`more than ${MAX_JSON_DEPTH} levels`);
   });
 
   test("the client's request id is echoed and put in the error body; a bad one is replaced", async () => {

@@ -65,8 +65,17 @@ export async function startVault(options: VaultOptions): Promise<RunningVault> {
       audience: config.oauthAudience,
       usernameClaims: config.oauthUsernameClaims,
       orgClaim: config.oauthOrgClaim,
+      allowNoExp: config.oauthAllowNoExp,
     });
-    const app = createHttpServer({ store, verifier, logger, bodyLimit: Math.min(config.bodyLimit, MAX_BODY), health: () => ping(pool) });
+    const app = createHttpServer({
+      store,
+      verifier,
+      logger,
+      bodyLimit: Math.min(config.bodyLimit, MAX_BODY),
+      health: () => ping(pool),
+      adminUsers: config.adminUsers,
+      allowNoExp: config.oauthAllowNoExp,
+    });
     undo.unshift(() => app.close());
     await app.listen({ host: config.host, port: config.vaultPort });
     const httpUrl = urlOf(app.server.address() as AddressInfo);

@@ -11,7 +11,7 @@ describe('vault - HTTP API', () => {
   beforeAll(async () => {
     issuer = await startIssuer();
     fixture = await vaultFixture();
-    const vault = await fixture.start({ databaseUrl: await fixture.database('vault_http'), env: { OAUTH_DISCOVERY_URL: issuer.discoveryUrl } });
+    const vault = await fixture.start({ databaseUrl: await fixture.database('vault_http'), env: { OAUTH_DISCOVERY_URL: issuer.discoveryUrl, ADMIN_USERS: 'root' } });
     url = vault.httpUrl;
   });
   afterAll(async () => {
@@ -87,7 +87,7 @@ describe('vault - HTTP API', () => {
       ['GET', '/platform/v2.3/users?address=xyz', undefined, 'BAD_HEX'],
     ];
     for (const [method, path, body, code] of cases) {
-      const response = await request(method, path, { user: 'carol', body });
+      const response = await request(method, path, { user: path.includes('/users') ? 'root' : 'carol', body });
       expect({ path, body, status: response.status, code: response.body?.error?.code }).toEqual({ path, body, status: 400, code });
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     }
@@ -96,21 +96,40 @@ describe('vault - HTTP API', () => {
     expect(large.body.error.code).toBe('BODY_TOO_LARGE');
   });
 
-  test('users: the array of {username, address}, filtered by address and paged', async () => {
+  test('users: the array of {username, address}, filtered by address and paged, for an administrator', async () => {
     const names = ['page-a', 'page-b', 'page-c'];
     const keys: Array<{ address: string }> = [];
     for (const user of names) keys.push((await request('POST', '/platform/v2.3/key', { user })).body);
-    const all = await request('GET', '/platform/v2.3/users', { user: 'page-a' });
+    const all = await request('GET', '/platform/v2.3/users', { user: 'root' });
     expect(all.status).toBe(200);
     expect(all.body.filter((u: { username: string }) => names.includes(u.username))).toEqual(names.map((username, i) => ({ username, address: keys[i].address })));
 
-    const byAddress = await request('GET', `/platform/v2.3/users?address=0x${keys[1].address}`, { user: 'page-a' });
+    const byAddress = await request('GET', `/platform/v2.3/users?address=0x${keys[1].address}`, { user: 'root' });
     expect(byAddress.body).toEqual([{ username: 'page-b', address: keys[1].address }]);
-    expect((await request('GET', '/platform/v2.3/users?address=', { user: 'page-a' })).body).toHaveLength(all.body.length);
+    expect((await request('GET', '/platform/v2.3/users?address=', { user: 'root' })).body).toHaveLength(all.body.length);
 
     const start = all.body.findIndex((u: { username: string }) => u.username === 'page-a');
-    const page = await request('GET', `/platform/v2.3/users?limit=2&offset=${start + 1}`, { user: 'page-a' });
+    const page = await request('GET', `/platform/v2.3/users?limit=2&offset=${start + 1}`, { user: 'root' });
     expect(page.body.map((u: { username: string }) => u.username)).toEqual(['page-b', 'page-c']);
+  });
+
+  test('users: 403 for anyone else, with or without a key; the admin role suffices', async () => {
+    for (const user of ['page-a', 'nobody-yet']) {
+      const refused = await request('GET', '/platform/v2.3/users', { user });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('FORBIDDEN');
+      expect(JSON.stringify(refused.body)).not.toMatch(/page-b|[0-9a-f]{40}/);
+    }
+    const byRole = await request('GET', '/platform/v2.3/users?limit=1', { token: await issuer.token({ preferred_username: 'ops', roles: ['admin'] }) });
+    expect(byRole.status).toBe(200);
+    expect(byRole.body).toHaveLength(1);
+  });
+
+  test('a token without exp is refused (OAUTH_ALLOW_NO_EXP unset)', async () => {
+    const response = await request('GET', '/platform/v2.3/key', { token: await issuer.token({ preferred_username: 'alice' }, { expiresIn: null }) });
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('TOKEN_INVALID');
+    expect(response.body.error.message).toMatch(/exp/);
   });
 
   test('no token, a malformed one, an expired one, a foreign one: 401 with WWW-Authenticate', async () => {
@@ -131,6 +150,18 @@ describe('vault - HTTP API', () => {
         expect(response.body.error.code).toBe('TOKEN_INVALID');
       }
     }
+  });
+
+  test("what the router and Node's HTTP parser refuse is the error body too: a path that is not UTF-8, headers over 16 KB, a body nested 30 000 deep", async () => {
+    const badUrl = await request('GET', '/platform/v2.3/%C0%80', { user: 'alice' });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body.error).toMatchObject({ code: 'BAD_REQUEST', requestId: expect.any(String) });
+    const bigHeader = await fetch(`${url}/platform/v2.3/key`, { headers: { 'x-padding': 'a'.repeat(20_000) } });
+    expect(bigHeader.status).toBe(431);
+    expect(((await bigHeader.json()) as { error: { code: string } }).error.code).toBe('HEADERS_TOO_LARGE');
+    const deep = await request('POST', '/platform/v2.3/signature', { user: 'carol', body: '['.repeat(30_000) + ']'.repeat(30_000) });
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.code).toBe('VALIDATION_FAILED');
   });
 
   test('health answers without a token; unknown routes are a JSON 404', async () => {
