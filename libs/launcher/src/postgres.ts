@@ -48,6 +48,8 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     databaseDir: clusterDir,
     user: 'postgres',
     password,
+    // the password is proven by SCRAM, never sent: with initdb's `password` method it crossed the wire in clear
+    authMethod: 'scram-sha-256',
     port,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
@@ -56,6 +58,7 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     onError: (message: unknown) => options.onLog?.(String(message).trim()),
   });
   if (fresh) await server.initialise();
+  else requireScram(clusterDir);
   const stopServer = await runServer(clusterDir, port, options.onLog ?? (() => {}));
   const urlFor = (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   return {
@@ -68,6 +71,23 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     },
     stop: stopServer,
   };
+}
+
+/**
+ * A cluster initialised with the `password` method (before this launcher
+ * asked for SCRAM) has its pg_hba.conf rules moved to `scram-sha-256`; the
+ * stored password is a SCRAM verifier already (PostgreSQL's default
+ * `password_encryption` since 14), so the same password still works.
+ */
+export function requireScram(clusterDir: string): void {
+  const file = join(clusterDir, 'pg_hba.conf');
+  if (!existsSync(file)) return;
+  const text = readFileSync(file, 'utf8');
+  const moved = text
+    .split('\n')
+    .map((line) => (line.trimStart().startsWith('#') ? line : line.replace(/(\s)(password|md5)(\s*)$/, '$1scram-sha-256$3')))
+    .join('\n');
+  if (moved !== text) writeFileSync(file, moved);
 }
 
 /** CREATE DATABASE is not transactional and has no IF NOT EXISTS: tolerate a concurrent creator. */
