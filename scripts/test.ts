@@ -39,8 +39,8 @@ try {
   const summary = JSON.parse(readFileSync(report, 'utf8'));
   passed += summary.numPassedTests;
   failed += summary.numFailedTests;
-  // A test file that fails to load has no failed test of its own: count it.
-  failed += summary.testResults.filter((r: any) => r.status === 'failed' && r.assertionResults.length === 0).length;
+  // A test file that fails to load, or whose beforeAll/afterAll fails, may have no failed test of its own: count it.
+  failed += summary.testResults.filter((r: any) => r.status === 'failed' && !r.assertionResults.some((a: any) => a.status === 'failed')).length;
 } catch {
   console.error(`jest wrote no report (exit ${jest.status}): counting the run as one failure`);
   failed++;

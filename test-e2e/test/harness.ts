@@ -9,8 +9,17 @@ import { freePort, startNode, type RunningNode } from '@platform/launcher';
 export interface TestNode extends RunningNode {
   /** every log line of every process, `name | line` */
   logs: string[];
-  /** stops the node and removes its data dir */
-  destroy(): Promise<void>;
+  /**
+   * stops the node and removes its data dir; then fails if the NATS server
+   * refused any service a subject (the permission table missed a grant),
+   * unless the test provoked refusals itself
+   */
+  destroy(options?: { busViolationsExpected?: boolean }): Promise<void>;
+}
+
+/** The log lines where NATS refused a subject to a connection. */
+export function busViolations(logs: string[]): string[] {
+  return logs.filter((line) => /Permissions? Violation|Publish Violation|Subscription Violation/i.test(line));
 }
 
 export async function startTestNode(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-'))): Promise<TestNode> {
@@ -25,9 +34,11 @@ export async function startTestNode(env: Record<string, string> = {}, dataDir = 
   return {
     ...node,
     logs,
-    async destroy() {
+    async destroy(options = {}) {
       await node.stop();
       rmSync(dataDir, { recursive: true, force: true });
+      const violations = busViolations(logs);
+      if (!options.busViolationsExpected && violations.length > 0) throw new Error(`the bus refused subjects the node needs:\n${violations.slice(0, 10).join('\n')}`);
     },
   };
 }

@@ -3,6 +3,8 @@
 // message naming the variable. Modules receive the parsed object, never
 // process.env.
 
+import { readFileSync } from 'node:fs';
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   constructor(
@@ -22,6 +24,10 @@ export interface NodeConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** unset: the launcher starts an embedded server */
   natsUrl: string | null;
+  /** this service process's NATS user nkey seed (`NATS_CREDENTIALS`: the seed, or a file holding it); the launcher sets it per service */
+  natsCredentials: string | null;
+  /** the launcher: a directory of the services' seeds (`<service>.nk`) for an existing NATS; unset: generated into the data dir */
+  natsCredentialsDir: string | null;
   /** unset: the launcher starts an embedded PostgreSQL */
   databaseUrl: string | null;
   /** unset: the development identity provider */
@@ -105,6 +111,22 @@ function list(env: Env, name: string): string[] {
     .filter((s) => s !== '');
 }
 
+/** An nkey seed given as itself (`SU…`) or as the path of a file holding it. */
+function seedOrFile(env: Env, name: string): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  if (/^S[A-Z2-7]{57}$/.test(raw)) return raw;
+  let text: string;
+  try {
+    text = readFileSync(raw, 'utf8').trim();
+  } catch (err) {
+    throw new ConfigError(name, `cannot read the credentials file ${raw}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  // never echo a file's content: it is a secret, whatever shape it has
+  if (!/^S[A-Z2-7]{57}$/.test(text)) throw new ConfigError(name, `${raw} does not hold an nkey seed (one line, S…)`);
+  return text;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Flags of the same meaning as a variable, e.g. `--indexEVM=true`. */
@@ -143,6 +165,8 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     dataDir: str(env, 'DATA_DIR', '.data'),
     logLevel: logLevel as NodeConfig['logLevel'],
     natsUrl: url(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']),
+    natsCredentials: seedOrFile(env, 'NATS_CREDENTIALS'),
+    natsCredentialsDir: optional(env, 'NATS_CREDENTIALS_DIR'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     oauthDiscoveryUrl: url(env, 'OAUTH_DISCOVERY_URL', ['http:', 'https:']),
     oauthAudience: optional(env, 'OAUTH_AUDIENCE'),

@@ -40,7 +40,7 @@ export function failStart(service: string, message: string): never {
  * present: a bad variable, or a missing NATS_URL / DATABASE_URL, ends the
  * process with a line naming it.
  */
-export function loadServiceConfig<R extends 'natsUrl' | 'databaseUrl' | 'oauthDiscoveryUrl'>(
+export function loadServiceConfig<R extends 'natsUrl' | 'natsCredentials' | 'databaseUrl' | 'oauthDiscoveryUrl'>(
   service: string,
   env: Record<string, string | undefined>,
   required: readonly R[],
@@ -52,7 +52,7 @@ export function loadServiceConfig<R extends 'natsUrl' | 'databaseUrl' | 'oauthDi
   } catch (err) {
     failStart(service, err instanceof ConfigError ? err.message : String(err));
   }
-  const variables = { natsUrl: 'NATS_URL', databaseUrl: 'DATABASE_URL', oauthDiscoveryUrl: 'OAUTH_DISCOVERY_URL' } as const;
+  const variables = { natsUrl: 'NATS_URL', natsCredentials: 'NATS_CREDENTIALS', databaseUrl: 'DATABASE_URL', oauthDiscoveryUrl: 'OAUTH_DISCOVERY_URL' } as const;
   for (const key of required) {
     if (config[key] === null) failStart(service, `${variables[key]} is required: ${needs[key] ?? 'npm start sets it'}`);
   }

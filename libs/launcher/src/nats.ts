@@ -1,7 +1,7 @@
 // The embedded NATS server: Debian's nats-server with JetStream, its store in
 // the data dir. Installed on demand with apt-get when missing.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, waitForPort } from './ports.js';
 
@@ -41,6 +41,12 @@ export function ensureNatsServer(log: (line: string) => void = () => {}): string
 
 export interface NatsOptions {
   dataDir: string;
+  /**
+   * the server's `authorization` block (`natsAuthorization` of @platform/bus):
+   * who may connect and what each user may do. Required: the server never
+   * runs open to any local process.
+   */
+  authorization: string;
   port?: number;
   host?: string;
   onLog?: (line: string) => void;
@@ -52,9 +58,11 @@ export async function startNats(options: NatsOptions): Promise<RunningNats> {
   const port = options.port ?? (await freePort(host));
   const storeDir = join(options.dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
-  // max_payload has no command-line flag: large contract sources need more than the 1 MB default
+  // max_payload has no command-line flag: large contract sources need more than the 1 MB default.
+  // The file names users and their permissions: the owner's alone, like the credentials.
   const configFile = join(options.dataDir, 'nats.conf');
-  writeFileSync(configFile, 'max_payload: 8MB\n');
+  writeFileSync(configFile, `max_payload: 8MB\n${options.authorization}`, { mode: 0o600 });
+  chmodSync(configFile, 0o600);
   const child: ChildProcess = spawn(binary, ['-c', configFile, '-js', '-sd', storeDir, '-a', host, '-p', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
     // out of the terminal's process group: the launcher stops it after the services

@@ -2,9 +2,10 @@
 // NATS_URL / DATABASE_URL name existing ones), the development identity
 // provider (unless OAUTH_DISCOVERY_URL names one), and every service as its
 // own supervised process. Used by `npm start` and by the end-to-end tests.
-import { mkdirSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { credentialsFile, ensureBusCredentials, natsAuthorization, type BusCredentials, type BusUser } from '@platform/bus';
 import { loadConfig, type NodeConfig } from '@platform/common';
 import { ensureMainGenesis } from './genesis.js';
 import { startNats, type RunningNats } from './nats.js';
@@ -38,6 +39,10 @@ export interface RunningNode {
   /** set when the development identity provider runs */
   idpUrl: string | null;
   natsUrl: string;
+  /** where each bus user's nkey seed is (`<user>.nk`, 0600) */
+  natsCredentialsDir: string;
+  /** a bus user's credentials, for tools that watch the node (`observer`) */
+  busCredentials(user: BusUser): BusCredentials;
   databaseUrl: string;
   /** the supervised processes by name (`idp`, and each of NODE_SERVICES) */
   processes: ReadonlyMap<string, Supervised>;
@@ -66,11 +71,20 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
   };
   try {
+    // every service connects as its own NATS user: generated into the data dir
+    // at the first start, or the operator's (NATS_CREDENTIALS_DIR) for a NATS of theirs
+    const natsCredentialsDir = config.natsCredentialsDir ? resolve(config.natsCredentialsDir) : join(dataDir, 'nats-credentials');
+    const busUsers = ensureBusCredentials(natsCredentialsDir, { create: !config.natsCredentialsDir });
+    const authorization = natsAuthorization(busUsers);
     let natsUrl = config.natsUrl;
     if (!natsUrl) {
-      const nats: RunningNats = await startNats({ dataDir, onLog: (line) => options.onLine('nats', line) });
+      const nats: RunningNats = await startNats({ dataDir, authorization, onLog: (line) => options.onLine('nats', line) });
       stops.push(() => nats.stop());
       natsUrl = nats.url;
+    } else if (!config.natsCredentialsDir) {
+      const file = join(natsCredentialsDir, 'authorization.conf');
+      writeFileSync(file, authorization, { mode: 0o600 });
+      options.onLine('launcher', `NATS_URL: the services connect with the nkeys in ${natsCredentialsDir}; the server must have the authorization in ${file}`);
     }
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
@@ -115,7 +129,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     const caEnv = { NODE_CA_CERT: chain.ca.cert, NODE_CA_KEY: chain.ca.key };
     for (const service of NODE_SERVICES) {
       const firstArgs = service === 'cirrus' && options.reindex ? ['--reindex'] : undefined;
-      run(service, `services/${service}/src/main.ts`, service === 'vault' ? { ...serviceEnv, ...caEnv } : serviceEnv, firstArgs);
+      const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...(service === 'vault' ? caEnv : {}) };
+      run(service, `services/${service}/src/main.ts`, env, firstArgs);
     }
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
@@ -128,6 +143,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       discoveryUrl,
       idpUrl,
       natsUrl,
+      natsCredentialsDir,
+      busCredentials: (user) => ({ user, seed: readFileSync(credentialsFile(natsCredentialsDir, user), 'utf8').trim() }),
       databaseUrl,
       processes,
       stop: stopAll,

@@ -1,8 +1,16 @@
 // Real infrastructure for tests: a NATS server with JetStream and a PostgreSQL
 // cluster on free ports in a temporary data dir, stopped and removed at the end.
-import { mkdtempSync, rmSync } from 'node:fs';
+//
+// The NATS server runs the node's own authorization (every service's nkey user
+// with its permissions). A test of one service plays the other services' parts
+// and connects without credentials, so by default the server also maps an
+// unauthenticated connection to a user allowed everything; `openNats: false`
+// leaves that user out, as a node's server is.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { credentialsFile, ensureBusCredentials, natsAuthorization, type BusCredentials, type BusUser } from '@platform/bus';
 import { startNats, type RunningNats } from './nats.js';
 import { startPostgres, type RunningPostgres } from './postgres.js';
 
@@ -10,13 +18,17 @@ export interface TestInfra {
   dataDir: string;
   nats?: RunningNats;
   postgres?: RunningPostgres;
+  /** a service's NATS credentials on this server */
+  busCredentials(user: BusUser): BusCredentials;
   stop(): Promise<void>;
 }
 
-export async function startTestInfra(parts: { nats?: boolean; postgres?: boolean }): Promise<TestInfra> {
+export async function startTestInfra(parts: { nats?: boolean; postgres?: boolean; openNats?: boolean }): Promise<TestInfra> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
+  const credentialsDir = join(dataDir, 'nats-credentials');
   const infra: TestInfra = {
     dataDir,
+    busCredentials: (user) => ({ user, seed: readFileSync(credentialsFile(credentialsDir, user), 'utf8').trim() }),
     async stop() {
       await Promise.allSettled([infra.nats?.stop(), infra.postgres?.stop()]);
       rmSync(dataDir, { recursive: true, force: true });
@@ -24,7 +36,10 @@ export async function startTestInfra(parts: { nats?: boolean; postgres?: boolean
   };
   try {
     if (parts.postgres) infra.postgres = await startPostgres({ dataDir });
-    if (parts.nats) infra.nats = await startNats({ dataDir });
+    if (parts.nats) {
+      const open = parts.openNats === false ? undefined : { user: 'tester', password: randomBytes(16).toString('hex') };
+      infra.nats = await startNats({ dataDir, authorization: natsAuthorization(ensureBusCredentials(credentialsDir), open) });
+    }
   } catch (err) {
     await infra.stop();
     throw err;

@@ -13,7 +13,7 @@ describe('launcher - embedded infrastructure', () => {
   beforeAll(async () => {
     // sequential, so that a failure of one does not leave the other running unowned
     postgres = await startPostgres({ dataDir: dir });
-    nats = await startNats({ dataDir: dir });
+    nats = await startNats({ dataDir: dir, authorization: 'authorization { user: "launcher-test", password: "secret-of-the-test" }\n' });
   });
   afterAll(async () => {
     await Promise.all([nats?.stop(), postgres?.stop()]);
@@ -30,8 +30,13 @@ describe('launcher - embedded infrastructure', () => {
     expect(rows[0]).toEqual({ db: 'launcher_test', answer: 42 });
   });
 
+  test('NATS refuses a connection without the credentials its authorization names', async () => {
+    await expect(connect({ servers: nats.url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
+    await expect(connect({ servers: nats.url, reconnect: false, user: 'launcher-test', pass: 'wrong' })).rejects.toThrow(/Authorization Violation/i);
+  });
+
   test('NATS delivers a request and its reply, with JetStream enabled', async () => {
-    const nc = await connect({ servers: nats.url });
+    const nc = await connect({ servers: nats.url, user: 'launcher-test', pass: 'secret-of-the-test' });
     const sub = nc.subscribe('echo');
     (async () => {
       for await (const m of sub) m.respond(m.data);

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Logger, type NodeConfig } from '@platform/common';
-import { STREAMS, chainToken, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
+import { STREAMS, chainToken, connectBus, ensureStream, serve, streamManager, type BusCredentials } from '@platform/bus';
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
 import { PrivateChains } from './chain/private-chains.js';
 import { blockHandlers, type HeldChain } from './endpoints.js';
@@ -27,6 +27,8 @@ export interface BlockServiceOptions {
   config: NodeConfig;
   logger: Logger;
   natsUrl: string;
+  /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
+  natsCredentials?: BusCredentials | null;
   dataDir: string;
   /** BLOCK_* settings (parsed by loadBlockSettings at the edge); defaults otherwise */
   settings?: BlockSettings;
@@ -61,7 +63,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
   try {
     const genesis = loadGenesis(join(dataDir, 'genesis.json'));
     const key = loadNodeKey(join(dataDir, 'block', 'node.key'));
-    const nc = await connectBus({ url: options.natsUrl, name: 'block', logger });
+    const nc = await connectBus({ url: options.natsUrl, name: 'block', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
     const jsm = await streamManager(nc);
     // any service of the node may start first: each declares the streams it uses

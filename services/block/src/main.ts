@@ -7,7 +7,7 @@ import { loadBlockSettings, startBlockService, type BlockSettings } from './inde
 function fail(message: string): never {
   return failStart('block', message);
 }
-const config = loadServiceConfig('block', process.env, ['natsUrl'], { natsUrl: 'the URL of the NATS server with JetStream' });
+const config = loadServiceConfig('block', process.env, ['natsUrl', 'natsCredentials'], { natsUrl: 'the URL of the NATS server with JetStream' });
 let settings: BlockSettings;
 try {
   settings = loadBlockSettings(process.env);
@@ -17,7 +17,7 @@ try {
 
 const logger = createLogger('block', config.logLevel);
 try {
-  const service = await startBlockService({ config, logger, natsUrl: config.natsUrl, dataDir: config.dataDir, settings });
+  const service = await startBlockService({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'block', seed: config.natsCredentials }, dataDir: config.dataDir, settings });
   stopOnSignals(logger, () => service.stop());
 } catch (err) {
   logger.fatal({ err }, 'the block service could not start');

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { DEFAULT_PROTOCOL, type Genesis, type Logger, type NodeConfig, type ProtocolParams } from '@platform/common';
-import { STREAMS, SUBJECTS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
+import { STREAMS, SUBJECTS, connectBus, ensureStream, serve, streamManager, type BusCredentials } from '@platform/bus';
 import { startConsumers } from './consumers.js';
 import { createPool, migrate } from './db.js';
 import { chainsHandlers } from './endpoints.js';
@@ -19,6 +19,8 @@ export interface ChainsServiceOptions {
   config: Pick<NodeConfig, 'dataDir' | 'nodeOrg'>;
   logger: Logger;
   natsUrl: string;
+  /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
+  natsCredentials?: BusCredentials | null;
   databaseUrl: string;
 }
 
@@ -47,7 +49,7 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
     undo.push(() => pool.end());
     await migrate(pool);
-    const nc = await connectBus({ url: options.natsUrl, name: 'chains', logger });
+    const nc = await connectBus({ url: options.natsUrl, name: 'chains', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
     const jsm = await streamManager(nc);
     // any service of the node may start first: each declares the streams it uses

@@ -3,13 +3,13 @@
 import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { startChainsService } from './index.js';
 
-const config = loadServiceConfig('chains', process.env, ['natsUrl', 'databaseUrl'], {
+const config = loadServiceConfig('chains', process.env, ['natsUrl', 'natsCredentials', 'databaseUrl'], {
   natsUrl: 'the URL of the NATS server with JetStream',
   databaseUrl: 'the URL of the PostgreSQL database holding the chains schema',
 });
 const logger = createLogger('chains', config.logLevel);
 try {
-  const service = await startChainsService({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl });
+  const service = await startChainsService({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'chains', seed: config.natsCredentials }, databaseUrl: config.databaseUrl });
   stopOnSignals(logger, () => service.stop());
 } catch (err) {
   logger.fatal({ err }, 'the chains service could not start');

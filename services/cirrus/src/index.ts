@@ -4,7 +4,7 @@
 // `cirrus.search` endpoint answers PostgREST queries on them through
 // @platform/query. See README.md.
 import { jetstream } from '@nats-io/jetstream';
-import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager } from '@platform/bus';
+import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, EXEC_MAX_IN_FLIGHT, appliedSequence, startIndexer } from './consumer.js';
@@ -19,6 +19,8 @@ export interface CirrusOptions {
   config: NodeConfig;
   logger: Logger;
   natsUrl: string;
+  /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
+  natsCredentials?: BusCredentials | null;
   databaseUrl: string;
   /** how long an exec message may stay unacknowledged before redelivery; default EXEC_ACK_WAIT_MS (5 s) */
   execAckWaitMs?: number;
@@ -52,7 +54,7 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
   pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
   undo.unshift(() => pool.end());
   try {
-    const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', logger });
+    const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
     const jsm = await streamManager(nc);
     await ensureStream(jsm, STREAMS.exec);

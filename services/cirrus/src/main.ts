@@ -3,7 +3,7 @@
 import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { startCirrus } from './index.js';
 
-const config = loadServiceConfig('cirrus', process.env, ['natsUrl', 'databaseUrl'], {
+const config = loadServiceConfig('cirrus', process.env, ['natsUrl', 'natsCredentials', 'databaseUrl'], {
   natsUrl: 'the URL of the NATS server cirrus consumes from and answers on',
   databaseUrl: 'the URL of the PostgreSQL database holding the cirrus schema',
 });
@@ -11,7 +11,7 @@ const logger = createLogger('cirrus', config.logLevel);
 try {
   // `--reindex`: drop the read model and rebuild it from the stream (no other instance running)
   const reindex = process.argv.includes('--reindex');
-  const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl, reindex });
+  const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'cirrus', seed: config.natsCredentials }, databaseUrl: config.databaseUrl, reindex });
   stopOnSignals(logger, () => cirrus.stop());
 } catch (err) {
   logger.fatal({ err }, 'cirrus could not start');

@@ -5,13 +5,13 @@ import { createTokenVerifier } from '@platform/auth';
 import { connectBus } from '@platform/bus';
 import { buildGateway } from './app.js';
 
-const config = loadServiceConfig('gateway', process.env, ['natsUrl', 'oauthDiscoveryUrl'], {
+const config = loadServiceConfig('gateway', process.env, ['natsUrl', 'natsCredentials', 'oauthDiscoveryUrl'], {
   natsUrl: 'the URL of the NATS server the services answer on',
   oauthDiscoveryUrl: "the identity provider's discovery document, whose tokens the gateway accepts (npm start sets it)",
 });
 const logger = createLogger('gateway', config.logLevel);
 try {
-  const nc = await connectBus({ url: config.natsUrl, name: 'gateway', logger });
+  const nc = await connectBus({ url: config.natsUrl, name: 'gateway', credentials: { user: 'gateway', seed: config.natsCredentials }, logger });
   const verifier = createTokenVerifier({
     discoveryUrl: config.oauthDiscoveryUrl,
     audience: config.oauthAudience,

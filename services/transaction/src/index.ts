@@ -2,7 +2,7 @@
 // (nonces, signatures, limits), the outbox to `tx.admitted.<chain>`, the
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
 import { jetstream } from '@nats-io/jetstream';
-import { STREAMS, connectBus, ensureStream, serve, streamManager } from '@platform/bus';
+import { STREAMS, connectBus, ensureStream, serve, streamManager, type BusCredentials } from '@platform/bus';
 import { DEFAULT_PROTOCOL, runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { ChainGate } from './chains.js';
@@ -25,6 +25,8 @@ export interface TransactionServiceOptions {
   config: NodeConfig;
   logger: Logger;
   natsUrl: string;
+  /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
+  natsCredentials?: BusCredentials | null;
   databaseUrl: string;
   /** the faucet account's key; default: generated at the first start and kept in the `tx` schema */
   faucetPrivateKey?: Uint8Array;
@@ -58,7 +60,7 @@ export async function startTransactionService(options: TransactionServiceOptions
       faucet = await loadFaucet(client, options.faucetPrivateKey);
     });
 
-    const nc = await connectBus({ url: options.natsUrl, name: 'transaction', logger });
+    const nc = await connectBus({ url: options.natsUrl, name: 'transaction', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
     const jsm = await streamManager(nc);
     // any of the services sharing a stream may start first: each declares it identically

@@ -10,7 +10,7 @@ import { startTransactionService } from './index.js';
 function fail(message: string): never {
   return failStart('transaction', message);
 }
-const config = loadServiceConfig('transaction', process.env, ['natsUrl', 'databaseUrl'], {
+const config = loadServiceConfig('transaction', process.env, ['natsUrl', 'natsCredentials', 'databaseUrl'], {
   natsUrl: 'the URL of the NATS server the service answers on',
   databaseUrl: 'the URL of the PostgreSQL database holding the tx schema',
 });
@@ -36,6 +36,7 @@ try {
     config,
     logger,
     natsUrl: config.natsUrl,
+    natsCredentials: { user: 'transaction', seed: config.natsCredentials },
     databaseUrl: config.databaseUrl,
     ...(faucetPrivateKey ? { faucetPrivateKey } : {}),
   });

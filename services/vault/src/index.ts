@@ -2,7 +2,7 @@
 // PostgreSQL schema; signing on their behalf over NATS; the `{vault_url}` API.
 import type { AddressInfo } from 'node:net';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
-import { connectBus, serve } from '@platform/bus';
+import { connectBus, serve, type BusCredentials } from '@platform/bus';
 import { createTokenVerifier } from '@platform/auth';
 import { loadCa } from './ca.js';
 import { createPool, ping, prepareDatabase } from './db.js';
@@ -16,6 +16,8 @@ export interface VaultOptions {
   config: NodeConfig;
   logger: Logger;
   natsUrl: string;
+  /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
+  natsCredentials?: BusCredentials | null;
   databaseUrl: string;
   /** decrypted keys kept in memory; default 10 000 */
   cacheSize?: number;
@@ -53,7 +55,7 @@ export async function startVault(options: VaultOptions): Promise<RunningVault> {
     const masterKey = await prepareDatabase(pool, { password: config.vaultPassword, dataDir: config.dataDir });
     store = new KeyStore({ pool, masterKey, logger, ...(options.cacheSize ? { cacheSize: options.cacheSize } : {}) });
 
-    const nc = await connectBus({ url: options.natsUrl, name: 'vault', logger });
+    const nc = await connectBus({ url: options.natsUrl, name: 'vault', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
     const service = await serve(nc, { name: 'vault', version: VERSION, description: "users' keys and signatures", logger }, vaultHandlers(store, caNow));
     undo.unshift(() => service.stop());

@@ -7,7 +7,7 @@ import { MasterKeyError, startVault } from './index.js';
 function fail(message: string): never {
   return failStart('vault', message);
 }
-const config = loadServiceConfig('vault', process.env, ['natsUrl', 'databaseUrl'], {
+const config = loadServiceConfig('vault', process.env, ['natsUrl', 'natsCredentials', 'databaseUrl'], {
   natsUrl: 'the URL of the NATS server the vault answers on',
   databaseUrl: 'the URL of the PostgreSQL database holding the vault schema',
 });
@@ -15,7 +15,7 @@ const config = loadServiceConfig('vault', process.env, ['natsUrl', 'databaseUrl'
 const logger = createLogger('vault', config.logLevel);
 let vault: Awaited<ReturnType<typeof startVault>>;
 try {
-  vault = await startVault({ config, logger, natsUrl: config.natsUrl, databaseUrl: config.databaseUrl });
+  vault = await startVault({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'vault', seed: config.natsCredentials }, databaseUrl: config.databaseUrl });
 } catch (err) {
   if (err instanceof MasterKeyError) fail(err.message);
   logger.fatal({ err }, 'the vault could not start');

@@ -1,0 +1,274 @@
+// Who may do what on the bus: one NATS user per service, and for each the
+// subjects it may publish and subscribe to. This table is the one source of
+// the node's NATS authorization: the launcher generates the server's
+// configuration from it (`natsAuthorization`), and docs/nats-permissions.md
+// is rendered from it (`permissionTableMarkdown`; a test checks they agree).
+//
+// Least privilege, per service:
+// - an endpoint is answered only by the service that owns it (subscribe on its
+//   subject and its `.batch` twin), and called only by the services listed as
+//   its callers (publish on those subjects); answers go back on the caller's
+//   own inbox (`_INBOX.<user>.>`), which nobody else may subscribe to, through
+//   the server's `allow_responses` (a responder may publish one answer to the
+//   reply subject of a request it received, nothing else there);
+// - a stream is written only by its producer (publish on its subjects);
+//   its JetStream API is reachable only by the services that use it, and
+//   only for the operations they use (declare, read a message, their own
+//   durable consumers);
+// - nothing may touch another stream, another service's consumers, or the
+//   JetStream API beyond that (no stream deletes, purges or listings).
+import { BLOCK } from './contracts/block.js';
+import { CHAINS } from './contracts/chains.js';
+import { CIRRUS } from './contracts/cirrus.js';
+import { IDENTITY } from './contracts/identity.js';
+import { TX } from './contracts/tx.js';
+import { VAULT } from './contracts/vault.js';
+import type { Endpoint } from './rpc.js';
+import { STREAMS } from './streams.js';
+import { SERVICE_NAMES, SUBJECTS, type ServiceName } from './subjects.js';
+
+/**
+ * The NATS users of a node: one per service process, named as the process is,
+ * and `observer`, the operator's read-only view of the node's flow (tools and
+ * the benchmark watch blocks and results with it; no service connects as it).
+ */
+export const BUS_USERS = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'gateway', 'observer'] as const;
+export type BusUser = (typeof BUS_USERS)[number];
+
+/** The request/reply service a bus user answers as (`@nats-io/services` name), if any. */
+const ANSWERS_AS: Record<BusUser, ServiceName | null> = {
+  vault: SERVICE_NAMES.vault,
+  transaction: SERVICE_NAMES.tx,
+  block: SERVICE_NAMES.block,
+  cirrus: SERVICE_NAMES.cirrus,
+  chains: SERVICE_NAMES.chains,
+  gateway: null,
+  observer: null,
+};
+
+type AnyEndpoint = Endpoint<unknown, unknown>;
+const endpointsOf = (...contracts: Array<Record<string, AnyEndpoint>>): AnyEndpoint[] => contracts.flatMap((c) => Object.values(c));
+/** every request/reply endpoint of the node */
+export const ALL_ENDPOINTS: readonly AnyEndpoint[] = endpointsOf(VAULT, TX, BLOCK, CIRRUS, IDENTITY, CHAINS);
+
+type StreamName = (typeof STREAMS)[keyof typeof STREAMS]['name'];
+
+/** What a user may do with one JetStream stream. */
+export interface StreamGrant {
+  stream: StreamName;
+  /** append to the stream (publish on its subjects): its producer only */
+  publish?: boolean;
+  /** fetch single messages (the last one of a subject) */
+  read?: boolean;
+  /** durable names of the user's own consumers; `*` for consumers named per chain or ephemeral (ordered) ones */
+  consumers?: string[];
+}
+
+export interface BusGrant {
+  /** why the service is on the bus, for the docs */
+  role: string;
+  /** endpoints it calls */
+  calls: AnyEndpoint[];
+  /** core NATS subjects it publishes (notices) */
+  publishes: string[];
+  /** core NATS subjects it subscribes to (notices) */
+  subscribes: string[];
+  /** services whose readiness it checks (`$SRV.PING.<name>`) */
+  pings: ServiceName[];
+  streams: StreamGrant[];
+}
+
+export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
+  vault: {
+    role: 'keys, signatures and the node CA: answers `vault.*`, calls nobody',
+    calls: [],
+    publishes: [],
+    subscribes: [],
+    pings: [],
+    streams: [],
+  },
+  transaction: {
+    role: 'admission, results, the faucet: answers `tx.*`, signs through the vault, appends admitted transactions',
+    calls: [VAULT.keyGet, VAULT.sign, IDENTITY.ca, IDENTITY.caSign, IDENTITY.status, BLOCK.account, CHAINS.exists, CHAINS.visibleTo],
+    publishes: [SUBJECTS.tx.done],
+    subscribes: [SUBJECTS.chains.visibilityChanged],
+    pings: [],
+    streams: [
+      { stream: STREAMS.tx.name, publish: true },
+      { stream: STREAMS.exec.name, consumers: ['transaction-results'] },
+    ],
+  },
+  block: {
+    role: 'ordering and execution: consumes admitted transactions and geneses, appends blocks and execution results',
+    calls: [],
+    publishes: [],
+    subscribes: [],
+    pings: [],
+    streams: [
+      { stream: STREAMS.tx.name, consumers: ['*'] },
+      { stream: STREAMS.blocks.name, publish: true, read: true, consumers: ['*'] },
+      { stream: STREAMS.exec.name, publish: true, read: true },
+      { stream: STREAMS.geneses.name, read: true, consumers: ['*'] },
+    ],
+  },
+  cirrus: {
+    role: 'the read model: consumes execution results, answers `cirrus.search`',
+    calls: [CHAINS.visibleTo],
+    publishes: [],
+    subscribes: [SUBJECTS.chains.visibilityChanged],
+    pings: [],
+    streams: [{ stream: STREAMS.exec.name, consumers: ['cirrus'] }],
+  },
+  chains: {
+    role: 'private chains: answers `chains.*`, appends geneses, follows governance in execution results',
+    calls: [BLOCK.checkGenesis, VAULT.keyGet, IDENTITY.status],
+    publishes: [SUBJECTS.chains.visibilityChanged],
+    subscribes: [],
+    pings: [],
+    streams: [
+      { stream: STREAMS.exec.name, consumers: ['chains-membership'] },
+      { stream: STREAMS.geneses.name, publish: true, consumers: ['chains-geneses'] },
+    ],
+  },
+  gateway: {
+    role: 'the HTTP edge: calls the services for authenticated users, waits for results; answers nothing on the bus',
+    calls: [
+      VAULT.keyCreate,
+      VAULT.keyGet,
+      IDENTITY.issue,
+      IDENTITY.ca,
+      IDENTITY.status,
+      IDENTITY.register,
+      TX.submit,
+      TX.submitRaw,
+      TX.results,
+      TX.fill,
+      BLOCK.account,
+      BLOCK.compile,
+      CHAINS.create,
+      CHAINS.list,
+      CHAINS.visibleTo,
+      CIRRUS.search,
+    ],
+    publishes: [],
+    subscribes: [SUBJECTS.tx.done],
+    pings: [SERVICE_NAMES.vault, SERVICE_NAMES.tx, SERVICE_NAMES.block, SERVICE_NAMES.cirrus, SERVICE_NAMES.chains],
+    streams: [],
+  },
+  observer: {
+    role: "the operator's read-only view: sees admitted transactions, blocks, results and notices go by; publishes nothing, calls nothing",
+    calls: [],
+    publishes: [],
+    subscribes: [...STREAMS.tx.subjects, ...STREAMS.blocks.subjects, ...STREAMS.exec.subjects, SUBJECTS.tx.done],
+    pings: [],
+    streams: [],
+  },
+};
+
+/** The inbox prefix of a user's connection: replies to its requests come only there. */
+export function inboxPrefixOf(user: string): string {
+  return `_INBOX.${user}`;
+}
+
+const endpointSubjects = (endpoint: AnyEndpoint): string[] => [endpoint.subject, `${endpoint.subject}.batch`];
+
+const streamSpec = (name: StreamName) => Object.values(STREAMS).find((s) => s.name === name)!;
+
+/** The JetStream API subjects a stream grant opens (and the stream's own subjects for its producer). */
+function streamSubjects(grant: StreamGrant): string[] {
+  const s = grant.stream;
+  // every user of a stream declares it identically at its start (any of them may start first)
+  const out = [`$JS.API.STREAM.INFO.${s}`, `$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`];
+  if (grant.publish) out.push(...streamSpec(s).subjects);
+  if (grant.read) out.push(`$JS.API.STREAM.MSG.GET.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`);
+  for (const durable of grant.consumers ?? []) {
+    out.push(
+      `$JS.API.CONSUMER.CREATE.${s}.${durable}`,
+      `$JS.API.CONSUMER.CREATE.${s}.${durable}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${s}.${durable}`,
+      `$JS.API.CONSUMER.INFO.${s}.${durable}`,
+      `$JS.API.CONSUMER.DELETE.${s}.${durable}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${s}.${durable}`,
+      // acknowledgements, in the server's two reply formats (without and with domain and account hash)
+      `$JS.ACK.${s}.${durable}.>`,
+      `$JS.ACK.*.*.${s}.${durable}.>`,
+    );
+  }
+  return out;
+}
+
+export interface SubjectPermissions {
+  publish: string[];
+  subscribe: string[];
+}
+
+/** The subjects a user may publish and subscribe to, as the server's allow lists. */
+export function permissionsOf(user: BusUser): SubjectPermissions {
+  const grant = BUS_PERMISSIONS[user];
+  const publish = new Set<string>();
+  const subscribe = new Set<string>([`${inboxPrefixOf(user)}.>`]);
+  const service = ANSWERS_AS[user];
+  if (service) {
+    for (const endpoint of ALL_ENDPOINTS.filter((e) => e.service === service)) for (const subject of endpointSubjects(endpoint)) subscribe.add(subject);
+    // @nats-io/services discovery: PING, INFO and STATS, for all services, by name, and by instance id
+    for (const verb of ['PING', 'INFO', 'STATS']) {
+      subscribe.add(`$SRV.${verb}`);
+      subscribe.add(`$SRV.${verb}.${service}`);
+      subscribe.add(`$SRV.${verb}.${service}.*`);
+    }
+  }
+  for (const endpoint of grant.calls) for (const subject of endpointSubjects(endpoint)) publish.add(subject);
+  for (const name of grant.pings) publish.add(`$SRV.PING.${name}`);
+  for (const subject of grant.publishes) publish.add(subject);
+  for (const subject of grant.subscribes) subscribe.add(subject);
+  if (grant.streams.length > 0) publish.add('$JS.API.INFO');
+  for (const stream of grant.streams) for (const subject of streamSubjects(stream)) publish.add(subject);
+  return { publish: [...publish], subscribe: [...subscribe] };
+}
+
+/** A user's entry in the server configuration: its nkey and permissions. */
+export interface BusUserKey {
+  user: BusUser;
+  /** the nkey's public key (`U…`) */
+  nkey: string;
+}
+
+const quoted = (subjects: string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
+
+/**
+ * The `authorization` block of nats-server's configuration for these users.
+ * `open` adds a user every connection without credentials becomes, allowed
+ * everything: for tests of a single service only, never for a node.
+ */
+export function natsAuthorization(users: BusUserKey[], open?: { user: string; password: string }): string {
+  const lines = ['authorization {', '  users = ['];
+  for (const { user, nkey } of users) {
+    const p = permissionsOf(user);
+    lines.push(`    # ${user}: ${BUS_PERMISSIONS[user].role}`);
+    lines.push(`    { nkey: ${JSON.stringify(nkey)}, permissions: { publish: { allow: ${quoted(p.publish)} }, subscribe: { allow: ${quoted(p.subscribe)} }, allow_responses: true } }`);
+  }
+  if (open) lines.push(`    { user: ${JSON.stringify(open.user)}, password: ${JSON.stringify(open.password)} }`);
+  lines.push('  ]', '}');
+  if (open) lines.push(`no_auth_user: ${JSON.stringify(open.user)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+const code = (subjects: string[]) => (subjects.length === 0 ? '—' : subjects.map((s) => `\`${s}\``).join(', '));
+
+/** The permission table as Markdown, for docs/nats-permissions.md. */
+export function permissionTableMarkdown(): string {
+  const rows = ['| user | role | answers (subscribe) | calls (publish) | notices | streams |', '|---|---|---|---|---|---|'];
+  for (const user of BUS_USERS) {
+    const grant = BUS_PERMISSIONS[user];
+    const service = ANSWERS_AS[user];
+    const answers = service ? ALL_ENDPOINTS.filter((e) => e.service === service).map((e) => e.subject) : [];
+    const calls = [...grant.calls.map((e) => e.subject), ...grant.pings.map((n) => `$SRV.PING.${n}`)];
+    const notices = [...grant.publishes.map((s) => `pub ${s}`), ...grant.subscribes.map((s) => `sub ${s}`)];
+    const streams = grant.streams.map((g) => {
+      const what = [g.publish ? 'append' : null, g.read ? 'read' : null, g.consumers?.length ? `consumers ${g.consumers.join(', ')}` : null].filter(Boolean);
+      return `${g.stream}${what.length ? ` (${what.join('; ')})` : ' (declare)'}`;
+    });
+    rows.push(`| \`${user}\` | ${grant.role} | ${code(answers)} | ${code(calls)} | ${code(notices)} | ${streams.length ? streams.join('<br>') : '—'} |`);
+  }
+  return `${rows.join('\n')}\n`;
+}
