@@ -270,8 +270,9 @@ type Hop = (typeof HOPS)[number];
  * to `exec.*` (applied, results out) and to `tx.done` (results
  * recorded) — in this process's clock, like the client's timings.
  */
-async function watchHops(natsUrl: string): Promise<{ seen: Map<string, Partial<Record<Hop, number>>>; nc: NatsConnection }> {
-  const nc = await connectBus({ url: natsUrl, name: 'node-bench-observer' });
+async function watchHops(node: RunningNode): Promise<{ seen: Map<string, Partial<Record<Hop, number>>>; nc: NatsConnection }> {
+  // the operator's read-only bus user: it sees the flow, and can do nothing to it
+  const nc = await connectBus({ url: node.natsUrl, name: 'node-bench-observer', credentials: node.busCredentials('observer') });
   const seen = new Map<string, Partial<Record<Hop, number>>>();
   const mark = (hash: string, hop: Hop) => {
     const at = performance.now();
@@ -339,7 +340,7 @@ export async function run(): Promise<Row[]> {
     const counter: string = counterUp.data.contents.address;
     const store: string = storeUp.data.contents.address;
     // blocks appended, counted (not read) on the bus: how full the blocks of each phase were
-    observer = await connectBus({ url: node.natsUrl, name: 'node-bench-blocks' });
+    observer = await connectBus({ url: node.natsUrl, name: 'node-bench-blocks', credentials: node.busCredentials('observer') });
     let blocks = 0;
     observer.subscribe('block.>', {
       callback: () => {
@@ -381,7 +382,7 @@ export async function run(): Promise<Row[]> {
     if (PHASES.has('lone')) {
       // warm every path once, then one call at a time on the otherwise idle node
       for (let i = 0; i < 20; i++) await ok('/platform/v2.3/transaction?resolve=true', tokens[0], { txs: [solidCall(i)] });
-      const { seen, nc } = await watchHops(node.natsUrl);
+      const { seen, nc } = await watchHops(node);
       const calls = await phase('lone resolve=true calls', async () => {
         const done: Array<{ hash: string; sent: number; answered: number }> = [];
         for (let i = 0; i < LONE_CALLS; i++) {

@@ -149,7 +149,7 @@ test('only the vault answers vault.sign, only the transaction service and the ga
   const vault = await connectBus({ url, name: 'vault', credentials: infra.busCredentials('vault') });
   const transaction = await connectBus({ url, name: 'transaction', credentials: infra.busCredentials('transaction') });
   try {
-    vault.subscribe(SUBJECTS.vault.sign, { callback: (_err, msg) => msg.respond('signed') });
+    vault.subscribe(SUBJECTS.vault.sign, { callback: (_err, msg) => void msg.respond('signed') });
     await vault.flush();
     const reply = await transaction.request(SUBJECTS.vault.sign, 'hash', { timeout: 2_000 });
     expect(reply.string()).toBe('signed');

@@ -79,7 +79,8 @@ export async function run(): Promise<BenchResult[]> {
   });
   const pool = new pg.Pool({ connectionString: node.databaseUrl, max: CONCURRENCY });
   pool.on('error', () => {});
-  const nc = await connectBus({ url: node.natsUrl, name: 'cirrus-bench', logger: createLogger('cirrus-bench', 'silent') });
+  // calls cirrus.search directly, as the gateway does, with the gateway's bus user
+  const nc = await connectBus({ url: node.natsUrl, name: 'cirrus-bench', credentials: node.busCredentials('gateway'), logger: createLogger('cirrus-bench', 'silent') });
   try {
     const discovery = await json(node.discoveryUrl, {});
     const form = new URLSearchParams({ grant_type: 'password', client_id: 'platform-cli', username: 'bench', password: 'development' });
