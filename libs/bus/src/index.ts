@@ -22,6 +22,7 @@ export type {
   FunctionPayload,
   IntegerInput,
   NonceRecord,
+  NodeResultsRequest,
   NonceRequest,
   RawTransactionBody,
   ResultsRequest,
@@ -33,7 +34,7 @@ export type {
   TxParamsInput,
 } from './contracts/tx.js';
 export { BLOCK } from './contracts/block.js';
-export type { AccountRecord, AccountRequest, CompileItem, CompiledRecord } from './contracts/block.js';
+export type { AccountRecord, AccountRequest, CompileItem, CompiledRecord, NodeAccountRequest } from './contracts/block.js';
 export type { NatsConnection, Subscription } from '@nats-io/nats-core';
 export {
   contractPayloadSchema,

@@ -89,7 +89,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
   },
   transaction: {
     role: 'admission, results, the faucet: answers `tx.*`, signs through the vault, appends admitted transactions',
-    calls: [VAULT.keyGet, VAULT.sign, IDENTITY.ca, IDENTITY.caSign, IDENTITY.status, BLOCK.account, CHAINS.exists, CHAINS.visibleTo],
+    calls: [VAULT.keyGet, VAULT.sign, IDENTITY.ca, IDENTITY.caSign, IDENTITY.status, BLOCK.nodeAccount, CHAINS.exists, CHAINS.visibleTo],
     publishes: [SUBJECTS.tx.done],
     subscribes: [SUBJECTS.chains.visibilityChanged],
     pings: [],
@@ -100,7 +100,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
   },
   block: {
     role: 'ordering and execution: consumes admitted transactions and geneses, appends blocks and execution results',
-    calls: [],
+    // the account lookup asks who may see a private chain
+    calls: [CHAINS.visibleTo],
     publishes: [],
     subscribes: [],
     pings: [],
@@ -142,6 +143,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       TX.submit,
       TX.submitRaw,
       TX.results,
+      TX.nodeResults,
       TX.fill,
       BLOCK.account,
       BLOCK.compile,

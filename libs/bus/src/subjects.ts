@@ -35,6 +35,8 @@ export const SUBJECTS = {
   /** the block service's request/reply endpoints: outside `block.>`, which the BLOCKS stream captures */
   blockService: {
     account: 'block-svc.account',
+    /** the account lookup of the node's own services, without a user (the funds check of admission) */
+    nodeAccount: 'block-svc.account.node',
     compile: 'block-svc.compile',
     checkGenesis: 'block-svc.genesis-check',
     /** the certificate registry's view of an address */

@@ -1,6 +1,6 @@
 // The block service's request/reply endpoints (contract: libs/bus/src/contracts/block.ts):
 // the account lookup over this node's applied state, and compilation.
-import { BLOCK, IDENTITY, handle, type AccountRecord, type Handler } from '@platform/bus';
+import { BLOCK, CHAINS, IDENTITY, call, handle, type AccountRecord, type Handler, type NatsConnection } from '@platform/bus';
 import { PlatformError, type ChainId } from '@platform/common';
 import { bytesToHex } from '@platform/crypto';
 import { checkPrivateGenesis } from './chain/private-genesis.js';
@@ -15,16 +15,28 @@ export interface HeldChain {
   store: ChainStore;
 }
 
-/** `byId`: the chains held now; private chains are added to it as they start. */
-export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>): Handler[] {
+/** `byId`: the chains held now; private chains are added to it as they start. `nc` asks the chains service who may see a private chain. */
+export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsConnection): Handler[] {
+  const held = (chainId: ChainId): HeldChain => {
+    const chain = byId.get(chainId);
+    if (!chain) throw notHeld(chainId);
+    return chain;
+  };
   return [
-    handle(BLOCK.account, (request) => {
+    handle(BLOCK.account, async (request, meta) => {
       const address = hexField(request?.address, 'address', 20);
       const chainId = chainField(request.chainId);
-      const chain = byId.get(chainId);
-      if (!chain) throw new PlatformError('NOT_FOUND', `chain ${chainId} is not held by this node`, { chainId });
-      return accountOf(chain, address);
+      const username = request.username;
+      if (typeof username !== 'string' || username === '') throw invalid('username', 'is required: a private chain\'s accounts are its members\' to see');
+      if (chainId !== '') {
+        // the chains service decides; to a non-member the chain is as unknown as one this node does not hold
+        const { chainIds } = await call(nc, CHAINS.visibleTo, { username, organization: request.organization ?? null }, meta.requestId ? { requestId: meta.requestId } : {});
+        if (!chainIds.includes(chainId)) throw notHeld(chainId);
+      }
+      return accountOf(held(chainId), address);
     }),
+    // the node's own read: the transaction service's funds check
+    handle(BLOCK.nodeAccount, (request) => accountOf(held(chainField(request?.chainId)), hexField(request?.address, 'address', 20))),
     handle(BLOCK.compile, (request) => compileItems(request)),
     handle(BLOCK.checkGenesis, (genesis) => {
       if (!genesis || typeof genesis !== 'object') throw invalid('genesis', 'must be a genesis object');
@@ -59,6 +71,10 @@ function accountOf({ chainId, store }: HeldChain, address: string): AccountRecor
   if (state.vm !== undefined) out.kind = state.vm;
   if (state.contractName !== undefined) out.contractName = state.contractName;
   return out;
+}
+
+function notHeld(chainId: ChainId): PlatformError {
+  return new PlatformError('NOT_FOUND', `chain ${chainId} is not held by this node`, { chainId });
 }
 
 function invalid(field: string, message: string): PlatformError {

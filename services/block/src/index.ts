@@ -98,7 +98,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     undo.unshift(() => privateChains.stop());
     await privateChains.start();
     // answered once block 0 is applied: the account lookup never sees a store without a head
-    const service = await serve(nc, { name: 'block', version: VERSION, description: 'account lookup over the applied state, and compilation', logger }, blockHandlers(held));
+    const service = await serve(nc, { name: 'block', version: VERSION, description: 'account lookup over the applied state, and compilation', logger }, blockHandlers(held, nc));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
     await nc.flush();

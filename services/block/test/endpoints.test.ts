@@ -32,7 +32,7 @@ describe('block.account', () => {
   test('genesis balances, unknown accounts, nonces, contracts and the heights that wrote them', async () => {
     const alice = new Account();
     await f.start({ accounts: [{ address: alice.address, balance: 7n * TOKENS }] });
-    expect(await call(f.nc, BLOCK.account, { address: `0x${alice.address.toUpperCase()}` })).toEqual({
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: `0x${alice.address.toUpperCase()}` })).toEqual({
       address: alice.address,
       chainId: '',
       balance: (7n * TOKENS).toString(),
@@ -43,24 +43,24 @@ describe('block.account', () => {
       blockNumber: 0,
     });
     // the platform's lookup answers an empty list for an account the state does not hold
-    expect(await call(f.nc, BLOCK.account, { address: new Account().address, chainId: '' })).toBeNull();
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: new Account().address, chainId: '' })).toBeNull();
 
     const address = contractAddress(alice.address, 0n);
     const create = alice.create(COUNTER, 'Counter', { start: 1 });
     await f.publish(create);
     await f.execs.until((e) => receiptFor(e, create.hash) !== undefined);
-    const created = await call(f.nc, BLOCK.account, { address });
+    const created = await call(f.nc, BLOCK.nodeAccount, { address });
     // a contract's own nonce starts at 1 (EIP-161), as SolidVM gives it
     expect(created).toMatchObject({ address, nonce: 1, balance: '0', codeHash: codeHashOf(COUNTER), kind: 'SolidVM', contractName: 'Counter' });
     expect(created!.contractRoot).not.toBe(bytesToHex(EMPTY_ROOT));
-    const afterCreate = await call(f.nc, BLOCK.account, { address: alice.address });
+    const afterCreate = await call(f.nc, BLOCK.nodeAccount, { address: alice.address });
     expect(afterCreate).toMatchObject({ nonce: 1, latestBlockNum: created!.latestBlockNum, blockNumber: created!.latestBlockNum });
 
     // a call changes only the contract's storage: its height moves with it
     const add = alice.call(address, 'add', { n: 2 });
     await f.publish(add);
     await f.execs.until((e) => receiptFor(e, add.hash) !== undefined);
-    const called = await call(f.nc, BLOCK.account, { address });
+    const called = await call(f.nc, BLOCK.nodeAccount, { address });
     expect(called!.latestBlockNum).toBeGreaterThan(created!.latestBlockNum!);
     expect(called!.contractRoot).not.toBe(created!.contractRoot);
   });
@@ -75,16 +75,16 @@ describe('block.account', () => {
     expect(receipt.status).toBe('Success');
     const fee = BigInt(receipt.gasUsed) * 2n;
     expect(fee).toBe(42_000n);
-    expect((await call(f.nc, BLOCK.account, { address: alice.address }))!.balance).toBe((7n * TOKENS - fee).toString());
-    expect(await call(f.nc, BLOCK.account, { address: bob.address })).toMatchObject({ balance: (3n * TOKENS).toString(), nonce: 0 });
+    expect((await call(f.nc, BLOCK.nodeAccount, { address: alice.address }))!.balance).toBe((7n * TOKENS - fee).toString());
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: bob.address })).toMatchObject({ balance: (3n * TOKENS).toString(), nonce: 0 });
   });
 
   test('bad addresses are 400 naming the field; a chain the node does not hold is 404', async () => {
     await f.start();
-    expect(await refusal(call(f.nc, BLOCK.account, { address: 'xyz' }))).toMatchObject({ code: 'BAD_HEX', details: { field: 'address' } });
-    expect(await refusal(call(f.nc, BLOCK.account, { address: 'ab' }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'address' } });
-    expect(await refusal(call(f.nc, BLOCK.account, {} as never))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'address' } });
-    expect(await refusal(call(f.nc, BLOCK.account, { address: 'ab'.repeat(20), chainId: 'cd'.repeat(32) }))).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: 'xyz' }))).toMatchObject({ code: 'BAD_HEX', details: { field: 'address' } });
+    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: 'ab' }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'address' } });
+    expect(await refusal(call(f.nc, BLOCK.nodeAccount, {} as never))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'address' } });
+    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: 'ab'.repeat(20), chainId: 'cd'.repeat(32) }))).toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 });
 
@@ -122,7 +122,7 @@ describe('block.compile', () => {
     const create = alice.tx({ to: null, initOrData: hex(STORE), metadata: { VM: 'EVM', name: 'Store' } });
     await f.publish(create);
     await f.execs.until((e) => receiptFor(e, create.hash) !== undefined, 60_000);
-    const deployed = await call(f.nc, BLOCK.account, { address: contractAddress(alice.address, 0n) });
+    const deployed = await call(f.nc, BLOCK.nodeAccount, { address: contractAddress(alice.address, 0n) });
     expect(deployed).toMatchObject({ kind: 'EVM', contractName: 'Store', codeHash: all[0].codeHash });
     expect(all[0].codeHash).not.toBe(keccak256Hex(new Uint8Array(0)));
   }, 90_000);

@@ -3,11 +3,12 @@
 // constructor that succeeds, an ID that is the genesis's hash), and chains
 // started from the GENESIS stream — at start and while running, again after
 // a restart — each with its own blocks, results and account lookup.
-import { BLOCK, SUBJECTS, STREAMS, call, encodeJson, ensureStream, streamManager } from '@platform/bus';
+import { refusal } from '@platform/common/testing';
+import { BLOCK, CHAINS, SUBJECTS, STREAMS, call, encodeJson, ensureStream, handle, serve, streamManager } from '@platform/bus';
 import { DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, type ExecResult, type Genesis } from '@platform/common';
 import { contractAddress } from '@platform/crypto';
 import { privateChainId } from '../src/chain/private-genesis.js';
-import { Account, COUNTER, Collector, blockFixture, receiptFor, type BlockFixture } from './helpers.js';
+import { Account, COUNTER, Collector, blockFixture, quietLogger, receiptFor, type BlockFixture } from './helpers.js';
 
 export const AUTO_APPROVE = `
 contract AutoApprove {
@@ -96,14 +97,14 @@ describe('chains from the GENESIS stream', () => {
     const service = await f.start();
 
     // the governance contract was created at block 0 with the creator as msg.sender
-    const governance = await call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: early.chainId });
+    const governance = await call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: early.chainId });
     expect(governance).toMatchObject({ chainId: early.chainId, contractName: 'AutoApprove', kind: 'SolidVM' });
-    expect(await call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS })).toBeNull();
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS })).toBeNull();
 
     const late = privateGenesis(alice.address);
     await f.js.publish(SUBJECTS.chains.genesis(late.chainId), encodeJson(late), { msgID: late.chainId });
     await until(
-      () => call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: late.chainId }).catch(() => null),
+      () => call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: late.chainId }).catch(() => null),
       (a) => a !== null,
     );
 
@@ -129,20 +130,43 @@ describe('chains from the GENESIS stream', () => {
     whereExecs.stop();
     expect(receiptFor(answered, ask.hash)).toMatchObject({ status: 'Success', returnValues: ['0', BigInt(`0x${early.chainId}`).toString()] });
     const counter = contractAddress(alice.address, 0n);
-    expect(await call(f.nc, BLOCK.account, { address: counter, chainId: early.chainId })).toMatchObject({ contractName: 'Counter' });
-    expect(await call(f.nc, BLOCK.account, { address: counter })).toBeNull();
-    expect(await call(f.nc, BLOCK.account, { address: alice.address, chainId: late.chainId })).toBeNull();
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: counter, chainId: early.chainId })).toMatchObject({ contractName: 'Counter' });
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: counter })).toBeNull();
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: alice.address, chainId: late.chainId })).toBeNull();
 
     await service.stop();
     await f.start();
-    for (const g of [early, late]) expect(await call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: g.chainId })).toMatchObject({ contractName: 'AutoApprove' });
-    expect(await call(f.nc, BLOCK.account, { address: counter, chainId: early.chainId })).toMatchObject({ contractName: 'Counter' });
+    for (const g of [early, late]) expect(await call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: g.chainId })).toMatchObject({ contractName: 'AutoApprove' });
+    expect(await call(f.nc, BLOCK.nodeAccount, { address: counter, chainId: early.chainId })).toMatchObject({ contractName: 'Counter' });
+  });
+
+  test('block-svc.account: a private chain\'s accounts to its members only (others: the 404 of a chain not held), the main chain\'s to any user; no answer without a user', async () => {
+    const alice = new Account();
+    const chain = privateGenesis(alice.address);
+    await f.js.publish(SUBJECTS.chains.genesis(chain.chainId), encodeJson(chain), { msgID: chain.chainId });
+    await f.start();
+    // the chains service, played: 'member' sees the chain
+    const chains = await serve(f.nc, { name: 'chains', version: '0.0.0', logger: quietLogger() }, [
+      handle(CHAINS.visibleTo, ({ username }) => ({ chainIds: username === 'member' ? ['', chain.chainId] : [''] })),
+    ]);
+    try {
+      await until(() => call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: chain.chainId }).catch(() => null), (a) => a !== null);
+      const ask = (username: string, chainId: string) => call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId, username, organization: null });
+      expect(await ask('member', chain.chainId)).toMatchObject({ contractName: 'AutoApprove' });
+      const notHeld = 'cd'.repeat(32);
+      const shape = (err: PlatformError, id: string) => ({ code: err.code, status: err.status, message: err.message.replace(id, '<chain>'), details: { ...err.details, chainId: '<chain>' } });
+      expect(shape(await refusal(ask('other', chain.chainId)), chain.chainId)).toEqual(shape(await refusal(ask('member', notHeld)), notHeld));
+      expect(await call(f.nc, BLOCK.account, { address: alice.address, username: 'other', organization: null })).toBeNull();
+      expect(await refusal(call(f.nc, BLOCK.account, { address: alice.address } as never))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'username' } });
+    } finally {
+      await chains.stop();
+    }
   });
 
   test('a genesis whose ID is not its hash is skipped; the node runs on', async () => {
     const forged = { ...privateGenesis(new Account().address), label: 'tampered' };
     await f.js.publish(SUBJECTS.chains.genesis(forged.chainId), encodeJson(forged), { msgID: forged.chainId });
     await f.start();
-    await expect(call(f.nc, BLOCK.account, { address: GOVERNANCE_ADDRESS, chainId: forged.chainId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: forged.chainId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });

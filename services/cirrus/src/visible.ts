@@ -41,7 +41,8 @@ export class VisibleChains {
   }
 
   async of(request: SearchRequest, requestId?: string): Promise<string[]> {
-    if (typeof request?.username !== 'string') return [''];
+    // the rows shown depend on who asks: no answer without the user
+    if (typeof request?.username !== 'string' || request.username === '') throw new PlatformError('VALIDATION_FAILED', 'username is required: a private chain\'s rows are its members\' to see', { field: 'username' });
     const organization = request.organization ?? null;
     const key = JSON.stringify([request.username, organization]);
     const hit = this.known.get(key);

@@ -14,6 +14,10 @@
 // forgotten anyway, and a request that began before what was forgotten reads
 // its results after registering, as every request did before.
 //
+// The results it reads itself come from the node's own subject
+// (`tx.results.node`, unfiltered): they are only ever of hashes the request
+// was already shown — by a submission, or by a read filtered for the user.
+//
 // After RESOLVE_TIMEOUT_MS the request answers 504 with the hashes, which stay
 // trackable through the results endpoints.
 import { PlatformError, type Logger, type TxResult } from '@platform/common';
@@ -118,7 +122,7 @@ export class ResolveHub {
     this.readStored(stored);
     if (this.windows.get(window)! < this.forgottenAt) {
       // what came for it may have been forgotten: read what is final by now
-      const read = await call(this.nc, TX.results, { hashes: pending }, requestId ? { requestId } : {});
+      const read = await call(this.nc, TX.nodeResults, { hashes: pending }, requestId ? { requestId } : {});
       for (const result of read) record(result);
     }
   }
@@ -158,7 +162,7 @@ export class ResolveHub {
   /** Results too big for a notice, asked of the transaction service for their waiters. */
   private readStored(hashes: string[]): void {
     if (hashes.length === 0) return;
-    call(this.nc, TX.results, { hashes }).then(
+    call(this.nc, TX.nodeResults, { hashes }).then(
       (results) => results.forEach((result) => this.wake(result)),
       // its waiters then time out: 504 with the hashes, which stay trackable
       (error: unknown) => this.logger.warn({ err: error, hashes }, 'reading results too big for a notice failed'),

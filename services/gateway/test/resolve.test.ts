@@ -21,7 +21,7 @@ describe('gateway - resolve=true', () => {
   beforeAll(async () => {
     infra = await startTestInfra({ nats: true });
     nc = await connectBus({ url: infra.nats!.url, name: 'resolve-test' });
-    service = await serve(nc, { name: 'tx', version: '0.0.0', logger }, [handle(TX.results, ({ hashes }) => hashes.map((h) => stored.get(h) ?? pending(h)))]);
+    service = await serve(nc, { name: 'tx', version: '0.0.0', logger }, [handle(TX.nodeResults, ({ hashes }) => hashes.map((h) => stored.get(h) ?? pending(h)))]);
     hub = new ResolveHub(nc, logger);
     await nc.flush();
   });

@@ -3,7 +3,7 @@
 // with "insufficient balance" (which would still consume its nonce).
 //
 // The check reads the balance the block service's applied state holds
-// (`block.account`), and asks for what execution asks upfront of one
+// (`block-svc.account.node`), and asks for what execution asks upfront of one
 // transaction: gasLimit × gasPrice + value. It is a floor, not a promise:
 // the account's pending transactions are not subtracted (admission cannot
 // know their fees), so a request may still fail in its block for want of
@@ -39,7 +39,8 @@ export async function requireFunds(nc: NatsConnection, from: string, drafts: Dra
 async function requireChainFunds(nc: NatsConnection, from: string, chainId: string, draft: Draft, field: string | null): Promise<void> {
   const required = upfront(draft);
   // null: the state has no such account yet, so nothing to pay with
-  const account = await call(nc, BLOCK.account, { address: from, chainId });
+  // the node's own read (admission already checked the sender may send to the chain)
+  const account = await call(nc, BLOCK.nodeAccount, { address: from, chainId });
   const balance = BigInt(account?.balance ?? '0');
   if (balance >= required) return;
   const fund =

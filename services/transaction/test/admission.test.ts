@@ -82,7 +82,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     await f.start({ databaseUrl: first.databaseUrl });
     const [again] = await call(f.nc, TX.submit, request('dave', [callSet(4)]));
     expect((await admittedByHash(f, [again.hash])).get(again.hash)![0].tx.nonce).toBe(3);
-    expect(await call(f.nc, TX.nonce, { address: await f.user('dave') })).toMatchObject({ nextNonce: 4, chainId: '' });
+    expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address: await f.user('dave') })).toMatchObject({ nextNonce: 4, chainId: '' });
   });
 
   test('nonces taken by another writer meanwhile (another instance, a raw transaction): the request signs again with the next ones, and nothing of the refused attempt is stored', async () => {
@@ -96,7 +96,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     expect(answers.map((a) => published.get(a.hash)![0].tx.nonce)).toEqual([4, 5]);
     const stored = await f.sql<{ nonce: string }>(running.databaseUrl, 'SELECT nonce FROM tx.transactions WHERE sender = $1 ORDER BY nonce', [address]);
     expect(stored.map((r) => Number(r.nonce))).toEqual([0, 4, 5]);
-    expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 6 });
+    expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address })).toMatchObject({ nextNonce: 6 });
   });
 
   test('nonces are per (account, chain); a payload chainid must agree with the query parameter', async () => {
@@ -125,12 +125,22 @@ describe('transaction - admission of vault-signed transactions', () => {
     const chain = '5b'.repeat(32);
     f.chains.membersOf.set('hal', [chain]);
     const [onChain, onMain] = await call(f.nc, TX.submit, request('gina', [callSet(1, chain), callSet(2)]));
-    const ask = (username: string | undefined, hashes: string[]) => call(f.nc, TX.results, { hashes, ...(username ? { username, organization: null } : {}) });
-    // the sender, a member and the node itself see it
-    for (const who of ['gina', 'hal', undefined]) expect(await ask(who, [onChain.hash, onMain.hash])).toHaveLength(2);
+    const ask = (username: string, hashes: string[]) => call(f.nc, TX.results, { hashes, username, organization: null });
+    // the sender, a member and the node itself (its own subject) see it
+    for (const who of ['gina', 'hal']) expect(await ask(who, [onChain.hash, onMain.hash])).toHaveLength(2);
+    expect(await call(f.nc, TX.nodeResults, { hashes: [onChain.hash, onMain.hash] })).toHaveLength(2);
     // anyone else: as unknown as a hash that does not exist; the main chain's result stays visible
     expect(await refusal(ask('ivan', [onMain.hash, onChain.hash]))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [onChain.hash] } });
     expect(await ask('ivan', [onMain.hash])).toHaveLength(1);
+    // no user is no answer, not an unfiltered one: tx.results names the missing field
+    for (const anonymous of [{ hashes: [onChain.hash] }, { hashes: [onChain.hash], username: '' }]) {
+      expect(await refusal(call(f.nc, TX.results, anonymous as never))).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, details: { field: 'username' } });
+    }
+    // nonces of a private chain are its members' to see; to others, the chain is unknown
+    const sender = await f.user('gina');
+    expect(await call(f.nc, TX.nonce, { address: sender, chainId: chain, username: 'hal', organization: null })).toMatchObject({ nextNonce: 1 });
+    expect(await refusal(call(f.nc, TX.nonce, { address: sender, chainId: chain, username: 'ivan', organization: null }))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'chainid', chainId: chain } });
+    expect(await refusal(call(f.nc, TX.nonce, { address: sender } as never))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'username' } });
   });
 
   test('a members-only chain admits its members; anyone else is refused exactly as for a chain that does not exist, and nothing is stored', async () => {

@@ -1,6 +1,6 @@
 // Gas enabled: an account that cannot pay is refused at admission with an
 // error naming it and the faucet; the balance comes from the block service's
-// `block.account`, played here by the test (real NATS, real vault).
+// `block-svc.account.node`, played here by the test (real NATS, real vault).
 import { refusal } from '@platform/common/testing';
 import { Wallet } from 'ethers';
 import { BLOCK, TX, call, handle, serve, type AccountRecord, type SubmitItem } from '@platform/bus';
@@ -20,7 +20,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
 
   const playBlockService = async () => {
     block = await serve(f.nc, { name: 'block', version: '0.0.0', logger: createLogger('block', 'silent') }, [
-      handle(BLOCK.account, ({ address, chainId }): AccountRecord | null => {
+      handle(BLOCK.nodeAccount, ({ address, chainId }): AccountRecord | null => {
         asked++;
         // a private chain's balances are its own: `<chain>:<address>`
         const balance = balances.get(chainId ? `${chainId}:${address}` : address);
@@ -47,12 +47,12 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { reason: 'INSUFFICIENT_BALANCE', field: 'txs[0]', address, balance: '0', required: DEFAULT_UPFRONT.toString() } });
     expect(err.message).toContain(`account ${address} cannot pay for txs[0]`);
     expect(err.message).toContain(`/bloc/v2.2/users/user/${address}/fill`);
-    expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 0 });
+    expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address })).toMatchObject({ nextNonce: 0 });
 
     balances.set(address, DEFAULT_UPFRONT);
     const [admitted] = await call(f.nc, TX.submit, { username: 'poor', organization: null, chainId: null, transactions: [upload] });
     expect(admitted.status).toBe('Pending');
-    expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 1 });
+    expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address })).toMatchObject({ nextNonce: 1 });
   });
 
   test('each chain\'s balance pays for the transactions on it: a private chain\'s is not the main chain\'s', async () => {

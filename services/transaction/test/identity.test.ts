@@ -52,7 +52,7 @@ describe('transaction - IDENTITY_REQUIRED', () => {
     expect(err).toMatchObject({ code: 'IDENTITY_REQUIRED', status: 403, details: { address, registry: REGISTRY_ADDRESS } });
     expect(err.message).toContain('POST /platform/v2.3/key');
     expect(err.message).toContain('/bloc/v2.2/x509/createCert');
-    expect(await call(f.nc, TX.nonce, { address })).toMatchObject({ nextNonce: 0 });
+    expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address })).toMatchObject({ nextNonce: 0 });
   });
 
   test('its own registration is admitted without a certificate, mixed with anything else it is not', async () => {

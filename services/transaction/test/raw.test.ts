@@ -71,7 +71,7 @@ describe('transaction - raw transactions', () => {
     });
     // the same signed transaction again: its result, not an error
     expect(await call(f.nc, TX.submitRaw, request(body))).toEqual(result);
-    expect(await call(f.nc, TX.nonce, { address: wallet.address })).toMatchObject({ nextNonce: 1 });
+    expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address: wallet.address })).toMatchObject({ nextNonce: 1 });
   });
 
   test('the nonce must be the account’s next one, and the error says which', async () => {
@@ -102,7 +102,7 @@ describe('transaction - raw transactions', () => {
       wallets.flatMap((wallet) => Array.from({ length: PER_ACCOUNT }, (_, n) => call(f.nc, TX.submitRaw, request(signed(wallet, n === 0 ? creation(0) : callInc(n)))))),
     );
     expect(outcomes.every((o) => o.status === 'Pending')).toBe(true);
-    for (const wallet of wallets) expect(await call(f.nc, TX.nonce, { address: wallet.address })).toMatchObject({ nextNonce: PER_ACCOUNT });
+    for (const wallet of wallets) expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address: wallet.address })).toMatchObject({ nextNonce: PER_ACCOUNT });
   });
   test('one transaction of each of many accounts at once: each is admitted exactly when its nonce is its account’s next', async () => {
     const known = Array.from({ length: 6 }, () => Wallet.createRandom());
@@ -122,7 +122,7 @@ describe('transaction - raw transactions', () => {
       if (c.admitted) expect(outcome.status).toBe('fulfilled');
       else expect(outcome.status === 'rejected' && (outcome.reason as PlatformError).details).toEqual({ field: 'nonce', expected: c.expected, got: c.nonce });
     });
-    for (const c of cases) expect(await call(f.nc, TX.nonce, { address: c.wallet.address })).toMatchObject({ nextNonce: c.admitted ? c.nonce + 1 : c.expected });
+    for (const c of cases) expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address: c.wallet.address })).toMatchObject({ nextNonce: c.admitted ? c.nonce + 1 : c.expected });
   });
 
   test('a batch of admissions of different accounts (one statement): each takes its nonce only if it is the account’s next, stored in batch order', async () => {

@@ -76,7 +76,7 @@ describe('transaction - results, notices and the invariants', () => {
     await publishExec(f, exec);
 
     const announced = await done;
-    const stored = await call(f.nc, TX.results, { hashes });
+    const stored = await call(f.nc, TX.results, { username: 'reader', organization: null, hashes });
     expect(announced).toEqual(stored);
     expect(stored.map((r) => r.status)).toEqual(['Success', 'Success', 'Failure', 'Success']);
     expect(stored[0].txResult).toEqual({
@@ -128,10 +128,10 @@ describe('transaction - results, notices and the invariants', () => {
     await f.user('sam');
     const [a, b] = await call(f.nc, TX.submit, { username: 'sam', organization: null, chainId: null, transactions: [get, get] });
     const unknown = 'ff'.repeat(32);
-    expect(await call(f.nc, TX.results, { hashes: [b.hash, `0x${a.hash.toUpperCase()}`] })).toEqual([b, a]);
-    const err = await refusal(call(f.nc, TX.results, { hashes: [a.hash, unknown, 'ee'.repeat(32)] }));
+    expect(await call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [b.hash, `0x${a.hash.toUpperCase()}`] })).toEqual([b, a]);
+    const err = await refusal(call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [a.hash, unknown, 'ee'.repeat(32)] }));
     expect(err).toMatchObject({ code: 'NOT_FOUND', status: 404, details: { unknown: [unknown, 'ee'.repeat(32)] } });
-    expect(await refusal(call(f.nc, TX.results, { hashes: ['abc'] }))).toMatchObject({ code: 'BAD_HEX', details: { field: '[0]' } });
+    expect(await refusal(call(f.nc, TX.results, { username: 'reader', organization: null, hashes: ['abc'] }))).toMatchObject({ code: 'BAD_HEX', details: { field: '[0]' } });
   });
 
   test('a raw transaction’s result has data null; a result of a transaction admitted elsewhere is kept too', async () => {
@@ -168,7 +168,7 @@ describe('transaction - results, notices and the invariants', () => {
     const seq = await publishExec(f, execResult(h, [receipt(tx, { status: 'Failure', message: 'other' })]), `replay-${h}`);
     expect(await again).toEqual([final]);
     await until('progress', async () => (await f.sql<{ last_seq: string }>(svc.databaseUrl, 'SELECT last_seq FROM tx.exec_progress'))[0]?.last_seq === String(seq));
-    expect(await call(f.nc, TX.results, { hashes: [p.hash] })).toEqual([final]);
+    expect(await call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [p.hash] })).toEqual([final]);
   });
 
   test('a crash between the results commit and the ack: the redelivered message changes nothing, and its notices go out again', async () => {
@@ -259,12 +259,12 @@ describe('transaction - results, notices and the invariants', () => {
     // gone from the database: only the memory can answer them now
     await f.sql(svc.databaseUrl, 'DELETE FROM tx.results WHERE hash = ANY($1)', [finals]);
     const [pending] = await call(f.nc, TX.submit, { username: 'nora', organization: null, chainId: null, transactions: [get] });
-    expect(await call(f.nc, TX.results, { hashes: [finals[1], pending.hash, finals[0], finals[1]], username: 'nora' })).toEqual([announced[1], pending, announced[0], announced[1]]);
+    expect(await call(f.nc, TX.results, { hashes: [finals[1], pending.hash, finals[0], finals[1]], username: 'nora', organization: null })).toEqual([announced[1], pending, announced[0], announced[1]]);
     const unknown = 'ab'.repeat(32);
-    expect(await refusal(call(f.nc, TX.results, { hashes: [finals[0], unknown] }))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [unknown] } });
+    expect(await refusal(call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [finals[0], unknown] }))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [unknown] } });
     // a new instance has nothing in memory: it answers what the database has (admitted, without their results now)
     await f.start({ databaseUrl: svc.databaseUrl });
-    expect((await call(f.nc, TX.results, { hashes: finals })).map((r) => r.status)).toEqual(['Pending', 'Pending']);
+    expect((await call(f.nc, TX.results, { username: 'reader', organization: null, hashes: finals })).map((r) => r.status)).toEqual(['Pending', 'Pending']);
   });
 
   test('outbox: transactions stored but not published (a crash between) go out at the next start, with the same bytes, together under the msgID of their hashes', async () => {

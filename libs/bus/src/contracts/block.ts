@@ -14,6 +14,15 @@ export interface AccountRequest {
   address: string;
   /** '' or absent for the main chain; 64 hex (0x optional) for a private chain */
   chainId?: string | null;
+  /** the asking user, required: a private chain's accounts are its members' to see (`chains.visibleTo`) */
+  username: string;
+  organization: string | null;
+}
+
+/** The node's own read of an account (no user): the transaction service's funds check. */
+export interface NodeAccountRequest {
+  address: string;
+  chainId?: string | null;
 }
 
 /** One account of the applied state (the last applied block's), as the block service keeps it. */
@@ -63,10 +72,17 @@ export const BLOCK = {
   /**
    * An account of the applied state, or null when the state has no such
    * account (the platform's account lookup answers an empty list for one).
-   * VALIDATION_FAILED/BAD_HEX (`address`, `chainid`); NOT_FOUND for a chain
-   * this node does not hold.
+   * VALIDATION_FAILED/BAD_HEX (`address`, `chainid`, `username`); NOT_FOUND
+   * for a chain this node does not hold, and the same for a private chain
+   * the user is not a member of.
    */
   account: defineEndpoint<AccountRequest, AccountRecord | null>(SERVICE_NAMES.block, 'account', SUBJECTS.blockService.account),
+  /**
+   * The same record for the node itself, unfiltered: the transaction
+   * service reading a sender's balance to admit its transaction (gas
+   * enabled). Its own subject, so that bus permissions keep it to that service.
+   */
+  nodeAccount: defineEndpoint<NodeAccountRequest, AccountRecord | null>(SERVICE_NAMES.block, 'account-node', SUBJECTS.blockService.nodeAccount),
   /**
    * Compiles each item; answers `{contractName, codeHash}` for each contract,
    * items in request order. VALIDATION_FAILED (400) for a malformed item

@@ -97,13 +97,18 @@ export interface ResultsRequest {
   /** 64 hex each, 0x optional */
   hashes: string[];
   /**
-   * The asking user: a private chain's transaction is answered only to the
-   * chain's members and to its sender, else counted as unknown. Absent: the
-   * node itself asks (the gateway resolving the hashes it just answered).
+   * The asking user, required: a private chain's transaction is answered
+   * only to the chain's members and to its sender, else counted as unknown.
+   * The node's own reads go to `TX.nodeResults`.
    */
-  username?: string;
+  username: string;
   /** the token's organization claim, for membership without a registered certificate */
-  organization?: string | null;
+  organization: string | null;
+}
+
+/** The node's own read of results, unfiltered: the gateway's `resolve=true` waiting for hashes a request was already answered. */
+export interface NodeResultsRequest {
+  hashes: string[];
 }
 
 export interface FillRequest {
@@ -116,6 +121,9 @@ export interface NonceRequest {
   address: string;
   /** '' or absent for the main chain */
   chainId?: string | null;
+  /** the asking user, required: a private chain's nonces (its accounts' activity) are its members' to see */
+  username: string;
+  organization: string | null;
 }
 
 export interface NonceRecord {
@@ -144,10 +152,17 @@ export const TX = {
   submit: defineEndpoint<SubmitRequest, TxResult[]>(SERVICE_NAMES.tx, 'submit', SUBJECTS.tx.submit),
   /** one self-signed transaction → its Pending result (data null). VALIDATION_FAILED/BAD_HEX name the field; UNPROCESSABLE for a wrong nonce (details.expected) or signer; NONCE_LIMIT */
   submitRaw: defineEndpoint<SubmitRawRequest, TxResult>(SERVICE_NAMES.tx, 'submit-raw', 'tx.submit.raw'),
-  /** results in the order asked; NOT_FOUND (404) with details.unknown when any hash is unknown */
+  /** results in the order asked, as the user may see them; NOT_FOUND (404) with details.unknown when any hash is unknown (or hidden from the user); VALIDATION_FAILED without a username */
   results: defineEndpoint<ResultsRequest, TxResult[]>(SERVICE_NAMES.tx, 'results', 'tx.results'),
+  /**
+   * The node's own read (no user: nothing filtered), for the gateway's
+   * `resolve=true`, which only ever asks for hashes the request was already
+   * shown. A subject of its own, so that bus permissions can keep it to the
+   * gateway and it is never the unfiltered fallback of a request that forgot its user.
+   */
+  nodeResults: defineEndpoint<NodeResultsRequest, TxResult[]>(SERVICE_NAMES.tx, 'results-node', 'tx.results.node'),
   /** the faucet: with gas disabled the spec's zero-hash Success, with gas enabled the Pending transfer of 2000 tokens */
   fill: defineEndpoint<FillRequest, TxResult>(SERVICE_NAMES.tx, 'fill', 'tx.fill'),
-  /** the next nonce of an account on a chain, pending transactions included (for the account lookup and raw clients) */
+  /** the next nonce of an account on a chain, pending transactions included (for the account lookup and raw clients); a private chain's only to its members (else NOT_FOUND as an unknown chain) */
   nonce: defineEndpoint<NonceRequest, NonceRecord>(SERVICE_NAMES.tx, 'nonce', 'tx.nonce'),
 } as const;

@@ -99,7 +99,8 @@ export function chainInfoRoutes(app: FastifyInstance, nc: NatsConnection): void 
     async (request) => {
       // a private chain's accounts are its members' to see: others get the 404 of a chain that does not exist
       await requireVisibleChain(nc, request, request.query.chainid);
-      const account = await call(nc, BLOCK.account, { address: request.query.address, chainId: request.query.chainid ?? null }, { requestId: request.id });
+      const { username, org } = principalOf(request);
+      const account = await call(nc, BLOCK.account, { address: request.query.address, chainId: request.query.chainid ?? null, username, organization: org }, { requestId: request.id });
       return account ? [addressStateRef(account)] : [];
     },
   );
