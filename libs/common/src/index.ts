@@ -7,7 +7,7 @@ export type { Logger } from './logger.js';
 export { parseJsonLossless } from './json.js';
 export { UndoJournal } from './journal.js';
 export type { Undo } from './journal.js';
-export { DEFAULT_PROTOCOL, MAIN_CHAIN, transactionKind } from './types.js';
+export { DEFAULT_MIN_GAS_PRICE, DEFAULT_PROTOCOL, MAIN_CHAIN, transactionKind } from './types.js';
 export { DEFAULT_LIMITS, LIMIT_NAMES, limitMessage, limitsError, limitsOf } from './limits.js';
 export type { ExecutionLimits } from './limits.js';
 export { GOVERNANCE_ADDRESS, chainGenesisText } from './chain-genesis.js';

@@ -356,6 +356,13 @@ export interface ProtocolParams {
   gasTableVersion: number;
   /** execution limits; absent (a genesis older than them): DEFAULT_LIMITS, see limits.ts */
   limits?: Partial<ExecutionLimits>;
+  /**
+   * With gas enabled, the lowest `gasPrice` a transaction is admitted with
+   * (decimal text, in the smallest unit): below it, admission refuses it as
+   * it refuses an account that cannot pay. Absent (a genesis older than
+   * it): DEFAULT_MIN_GAS_PRICE.
+   */
+  minGasPrice?: DecimalString;
 }
 
 export interface ChainMember {
@@ -401,4 +408,7 @@ export interface Genesis {
   membersOnly?: true;
 }
 
-export const DEFAULT_PROTOCOL: ProtocolParams = { stepLimit: 10_000_000, gasTableVersion: 1, limits: { ...DEFAULT_LIMITS } };
+/** 1, the platform client's default gas price: a free (0) transaction would let an account nobody funded transact */
+export const DEFAULT_MIN_GAS_PRICE: DecimalString = '1';
+
+export const DEFAULT_PROTOCOL: ProtocolParams = { stepLimit: 10_000_000, gasTableVersion: 1, limits: { ...DEFAULT_LIMITS }, minGasPrice: DEFAULT_MIN_GAS_PRICE };

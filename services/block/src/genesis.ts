@@ -39,6 +39,8 @@ export function validateGenesis(g: Genesis, where: string): void {
   // absent: the defaults (a genesis written before the limits existed keeps its hash, and its chain its ID)
   const limits = limitsError(g.protocol.limits);
   if (limits) fail(limits);
+  // absent: DEFAULT_MIN_GAS_PRICE, for the same reason
+  if (g.protocol.minGasPrice !== undefined && !/^\d{1,78}$/.test(String(g.protocol.minGasPrice))) fail('protocol.minGasPrice must be a non-negative integer (decimal text)');
   if (!Array.isArray(g.accounts)) fail('accounts must be an array');
   for (const a of g.accounts) {
     if (!/^[0-9a-f]{40}$/.test(a.address) || !/^\d+$/.test(String(a.balance))) fail(`account ${JSON.stringify(a)} needs a 40-hex address and a decimal balance`);

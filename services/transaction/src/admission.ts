@@ -19,6 +19,7 @@ import { draftsOf, type Draft } from './drafts.js';
 import { faucetDraft, type Faucet } from './faucet.js';
 import { address as addressField, invalid, username as usernameField } from './fields.js';
 import { requireFunds } from './funds.js';
+import { requireGasPrice } from './gas-price.js';
 import type { Outbox } from './outbox.js';
 import { parseRaw } from './raw.js';
 import { ZERO_HASH_SUCCESS, pending } from './results.js';
@@ -71,7 +72,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
   const submitter = { username, organization: organization(request.organization) };
   const drafts = draftsOf(request.transactions, request.txParams, request.chainId);
   checkReservedNames(drafts, (i) => `txs[${i}].payload.contract`);
-  await deps.chains.requireKnown(drafts.map((d) => d.chainId), submitter, (i) => (request.chainId ? 'chainid' : `txs[${i}].payload.chainid`));
+  const rules = await deps.chains.requireKnown(drafts.map((d) => d.chainId), submitter, (i) => (request.chainId ? 'chainid' : `txs[${i}].payload.chainid`));
   const key = idempotencyKey(request.idempotencyKey);
   // what makes two requests "the same" under one key
   const digest = key ? keccak256Hex(JSON.stringify([request.chainId, request.txParams, request.transactions])) : '';
@@ -82,7 +83,11 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
 
   const from = await addressOf(deps.nc, username);
   await deps.identity.check(from, drafts);
-  if (deps.config.gasEnabled) await requireFunds(deps.nc, from, drafts, drafts.map((_, i) => `txs[${i}]`));
+  if (deps.config.gasEnabled) {
+    const fields = drafts.map((_, i) => `txs[${i}]`);
+    requireGasPrice(from, drafts, rules, fields);
+    await requireFunds(deps.nc, from, drafts, fields);
+  }
 
   const sign = async (nonces: number[]): Promise<Signed> => {
     const signatures = await signAll(deps.nc, username, drafts.map((draft, i) => hashToSign(draft, nonces[i])));
@@ -113,11 +118,12 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
   const raw = parseRaw(request.transaction, request.chainId, deps.config.rawTxRequireSignedMetadata);
   const tx = buildTransaction(raw.draft, { from: raw.from, nonce: raw.nonce, signature: raw.signature, signingForm: raw.signingForm, origin: 'raw', submitter });
   checkReservedNames([raw.draft], () => 'metadata.name');
-  await deps.chains.requireKnown([tx.chainId], submitter, () => 'chainId');
+  const rules = await deps.chains.requireKnown([tx.chainId], submitter, () => 'chainId');
   await deps.identity.check(tx.from, [raw.draft]);
   if (tx.nonce > deps.config.accountNonceLimit) throw nonceLimit(tx.from, tx.chainId, tx.nonce, deps.config.accountNonceLimit);
   if (deps.config.gasEnabled) {
     try {
+      requireGasPrice(tx.from, [raw.draft], rules, [null]);
       await requireFunds(deps.nc, tx.from, [raw.draft], [null]);
     } catch (err) {
       // the same signed transaction again answers its result, even once the balance is spent

@@ -3,9 +3,10 @@
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
 import { jetstream } from '@nats-io/jetstream';
 import { STREAMS, connectBus, ensureStream, serve, streamManager, type BusCredentials } from '@platform/bus';
-import { DEFAULT_PROTOCOL, runStopSteps, type Logger, type NodeConfig } from '@platform/common';
+import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { ChainGate } from './chains.js';
+import { mainProtocol } from './gas-price.js';
 import { IdentityGate } from './checks.js';
 import { RawAdmissions } from './raw-batch.js';
 import { createPool, migrate } from './db.js';
@@ -83,7 +84,8 @@ export async function startTransactionService(options: TransactionServiceOptions
     const consumer = await startExecConsumer({ nc, js, pool, logger, admitted, recent, faults: options.faults });
     undo.unshift(() => consumer.stop());
 
-    const chains = new ChainGate(nc, DEFAULT_PROTOCOL);
+    // the main chain's rules (its minimum gas price) are the node's genesis's; a private chain's come with the chains service's answer
+    const chains = new ChainGate(nc, mainProtocol(config.dataDir));
     undo.unshift(async () => chains.stop());
     const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), admitted, recent, nonces: new NonceBook(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains, config };
     const service = await serve(nc, { name: 'tx', version: VERSION, description: 'transaction admission, results and the faucet', logger }, txHandlers(deps));

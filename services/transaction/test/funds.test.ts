@@ -98,6 +98,41 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     expect(await raw()).toEqual(admitted);
   });
 
+  test('a gas price below the chain\'s minimum is refused like an unfunded account (the default minimum 1; a private chain\'s from its genesis), vault-signed or raw, before anything is taken', async () => {
+    const address = await f.user('free-rider');
+    // funded or not, a free transaction is refused: its gas would be paid by nobody
+    balances.set(address, 10n ** 24n);
+    const free = { username: 'free-rider', organization: null, chainId: null, txParams: { gasPrice: 0 }, transactions: [upload] };
+    const err = await refusal(call(f.nc, TX.submit, free));
+    expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { reason: 'GAS_PRICE_TOO_LOW', field: 'txs[0]', address, gasPrice: '0', minGasPrice: '1' } });
+    expect(err.message).toContain('below the chain\'s minimum gas price 1');
+    expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address })).toMatchObject({ nextNonce: 0 });
+    // an item's own txParams counts
+    const itemFree = { ...upload, payload: { ...upload.payload, txParams: { gasPrice: 0 } } } as SubmitItem;
+    expect(await refusal(call(f.nc, TX.submit, { ...free, txParams: undefined, transactions: [upload, itemFree] }))).toMatchObject({ details: { reason: 'GAS_PRICE_TOO_LOW', field: 'txs[1]' } });
+
+    // a private chain whose genesis sets a higher minimum
+    const chain = '9d'.repeat(32);
+    f.chains.protocols.set(chain, { stepLimit: 10_000_000, gasTableVersion: 1, minGasPrice: '5' });
+    balances.set(`${chain}:${address}`, 10n ** 24n);
+    expect(await refusal(call(f.nc, TX.submit, { ...free, chainId: chain, txParams: { gasPrice: 4 } }))).toMatchObject({ details: { reason: 'GAS_PRICE_TOO_LOW', chainId: chain, gasPrice: '4', minGasPrice: '5' } });
+    expect((await call(f.nc, TX.submit, { ...free, chainId: chain, txParams: { gasPrice: 5 } }))[0].status).toBe('Pending');
+    // a genesis without the field (a chain created before it existed): the default
+    const older = '9e'.repeat(32);
+    f.chains.protocols.set(older, { stepLimit: 10_000_000, gasTableVersion: 1 });
+    expect(await refusal(call(f.nc, TX.submit, { ...free, chainId: older }))).toMatchObject({ details: { reason: 'GAS_PRICE_TOO_LOW', minGasPrice: '1' } });
+
+    // raw: the signed gasPrice, field gasPrice
+    const wallet = Wallet.createRandom();
+    const fields: Fields = { nonce: 0, gasPrice: 0, gasLimit: 100_000, to: null, value: 0, initOrData: Buffer.from(SRC).toString('hex'), metadata: { VM: 'SolidVM', name: 'Note' } };
+    const sig = wallet.signingKey.sign(ethersSigningHash(fields));
+    const body = { nonce: 0, gasPrice: 0, gasLimit: 100_000, value: 0, to: null, initOrData: fields.initOrData, metadata: fields.metadata, r: sig.r, s: sig.s, v: sig.v };
+    expect(await refusal(call(f.nc, TX.submitRaw, { username: 'raw-user', organization: null, chainId: null, transaction: body }))).toMatchObject({
+      code: 'UNPROCESSABLE',
+      details: { reason: 'GAS_PRICE_TOO_LOW', field: 'gasPrice', address: wallet.address.toLowerCase().slice(2), gasPrice: '0', minGasPrice: '1' },
+    });
+  });
+
   test('the faucet is not checked; without the block service admission is 503, never an admission on trust', async () => {
     const before = asked;
     expect((await call(f.nc, TX.fill, { username: 'x', address: 'cd'.repeat(20) })).status).toBe('Pending');
