@@ -127,8 +127,18 @@ async function answer(handler: Handler, msg: ServiceMsg, logger: Logger): Promis
     msg.respond(encodeJson(response));
   } catch (thrown) {
     const error = failureOf(handler, thrown, logger, requestId);
-    msg.respondError(error.status, error.message, encodeJson(error.toBody()));
+    msg.respondError(error.status, headerText(error.message), encodeJson(error.toBody()));
   }
+}
+
+/**
+ * An error's message as the NATS error header's description: a header value
+ * cannot hold CR or LF (nats-core throws, and the caller would get no answer
+ * at all), and a message may echo a request's text. The body keeps the
+ * message whole; the header is only a summary.
+ */
+function headerText(message: string): string {
+  return message.replace(/[\r\n]+/g, ' ');
 }
 
 /** What a handler threw, as the PlatformError its caller gets; an unexpected one is logged here, with its stack, and crosses the wire as INTERNAL. */
@@ -146,7 +156,7 @@ async function answerBatch(handler: Handler, msg: ServiceMsg, logger: Logger): P
     if (!Array.isArray(calls)) throw new Error('not a list');
   } catch {
     const error = new PlatformError('BAD_REQUEST', `the request on ${batchSubject(handler.endpoint)} is not a JSON list of calls`);
-    msg.respondError(error.status, error.message, encodeJson(error.toBody()));
+    msg.respondError(error.status, headerText(error.message), encodeJson(error.toBody()));
     return;
   }
   const answers = await Promise.all(

@@ -32,6 +32,7 @@ describe('bus - request/reply over a real NATS server', () => {
           }),
           handle(fail, ({ kind }) => {
             if (kind === 'typed') throw new PlatformError('USER_EXISTS', 'User alice already exists', { username: 'alice' });
+            if (kind === 'echoing') throw new PlatformError('BAD_QUERY', "failed to parse 'a\r\nb\nc'");
             throw new Error('SELECT secret FROM keys -- must not leak');
           }),
         ]),
@@ -67,6 +68,14 @@ describe('bus - request/reply over a real NATS server', () => {
     const err = await call(nc, fail, { kind: 'typed' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PlatformError);
     expect(err).toMatchObject({ code: 'USER_EXISTS', message: 'User alice already exists', details: { username: 'alice' }, status: 409 });
+  });
+
+  test('an error whose message holds CR or LF (echoing a request) still arrives, whole, alone and in a batch', async () => {
+    const err = await call(nc, fail, { kind: 'echoing' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'BAD_QUERY', message: "failed to parse 'a\r\nb\nc'" });
+    const batched = batchingCaller(nc, fail);
+    const errs = await Promise.all([batched({ kind: 'echoing' }).catch((e: unknown) => e), batched({ kind: 'echoing' }).catch((e: unknown) => e)]);
+    for (const e of errs) expect(e).toMatchObject({ code: 'BAD_QUERY', message: "failed to parse 'a\r\nb\nc'" });
   });
 
   test('an unexpected error becomes INTERNAL and says nothing of its cause', async () => {
