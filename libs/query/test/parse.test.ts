@@ -443,6 +443,17 @@ describe('parseQuery: errors are 400 BAD_QUERY naming the offending part', () =>
     }
   });
 
+  test('a NUL anywhere, and a control character in a quoted name, is refused before any name is looked up', () => {
+    for (const query of ['a%00=eq.1', 'a=eq.x%00', 'select=a%00', 'order=a%00.desc', 'select=Item%00(*)', 'or=(a.eq.%00)', '%00=x']) {
+      expect(() => parseQuery(query)).toThrow('holds a NUL character (%00)');
+    }
+    for (const query of ['select=%22a%01b%22', 'select=%22a%0Ab%22', '%22a%1Fb%22=eq.1', 'select=%22x%7F%22:a', 'order=%22a%09%22']) {
+      expect(() => parseQuery(query)).toThrow('a name without control characters');
+    }
+    // in quoted values a newline or a tab is text like any other
+    expect(parseQuery('a=in.(%22x%0Ay%22)').where).toHaveLength(1);
+  });
+
   test('more than 1000 conditions are refused', () => {
     const many = Array.from({ length: 1001 }, (_, i) => `a${i}=eq.1`).join('&');
     expect(() => parseQuery(many)).toThrow('at most 1000 filter conditions');

@@ -70,7 +70,7 @@ describe('planQuery: every name and value is checked (400 BAD_QUERY naming it)',
     ['meta->a=eq.abc', 'it is not JSON'],
     ['meta=eq."%5Cu0000"', 'it is not JSON'],
     ['meta=eq."%5Cud800"', 'it is not JSON'],
-    ['name=eq.a%00b', 'text cannot contain the NUL character'],
+    ['name=eq.a%00b', "the parameter 'name' holds a NUL character (%00)"],
     // operators on the wrong type
     ['qty=like.1*', "'qty=like.1*': like applies to text, not to numeric"],
     ['active=ilike.t*', 'ilike applies to text, not to boolean'],

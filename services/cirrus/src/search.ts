@@ -1,6 +1,6 @@
 // The query endpoint: the requested name is resolved to a table (an exact API
-// name, else a bare contract name standing for its only family: 409 when
-// several families have it), its catalogue entry read from `cirrus.tables`
+// name, else a bare contract name standing for its only family the caller
+// may see: 409 when several such families have it), its catalogue entry read from `cirrus.tables`
 // (so tables and columns the indexer added are visible at once, on every
 // instance), then @platform/query parses, checks against it, plans with the
 // caller's visible chains, runs and shapes. Nothing of the request reaches
@@ -211,22 +211,58 @@ async function rowChains(pool: Db, rec: TableRec, visible: readonly string[]): P
   return others.rows[0] ? new Set([others.rows[0].chain_id]) : undefined;
 }
 
-/** The table a requested name designates; CONFLICT when a bare contract name is ambiguous. */
-export async function resolveTable(pool: Db, name: string): Promise<TableRec | undefined> {
+/**
+ * What a requested name designates before the caller is known: the table of
+ * exactly that name, or, for each reading of it with a bare contract name,
+ * the families of that contract name, each with its contract table (whose
+ * rows decide whether a caller may know of the family) and the table the
+ * name stands for in it, if that family has one.
+ */
+export type Designation =
+  | { readonly exact: TableRec }
+  | { readonly bare: ReadonlyArray<{ readonly contract: string; readonly families: ReadonlyArray<{ readonly family: string; readonly contractTable: TableRec; readonly rec: TableRec | undefined }> }> };
+
+export async function designationOf(pool: Db, name: string): Promise<Designation> {
   const exact = await tableNamed(pool, name);
-  if (exact) return exact;
+  if (exact) return { exact };
+  const bare: Array<{ contract: string; families: Array<{ family: string; contractTable: TableRec; rec: TableRec | undefined }> }> = [];
   for (const reading of bareReadings(name)) {
-    const families = await familiesOf(pool, reading.contract);
-    if (families.length === 0) continue;
-    if (families.length > 1) {
-      throw new PlatformError('CONFLICT', `${reading.contract} names the contract of more than one table; use one of ${families.join(', ')}`, {
-        table: name,
-        tables: families,
-      });
+    const families: Array<{ family: string; contractTable: TableRec; rec: TableRec | undefined }> = [];
+    for (const family of await familiesOf(pool, reading.contract)) {
+      const contractTable = await tableNamed(pool, family);
+      if (contractTable) families.push({ family, contractTable, rec: await tableNamed(pool, reading.rebuild(family)) });
     }
-    return tableNamed(pool, reading.rebuild(families[0]));
+    if (families.length > 0) bare.push({ contract: reading.contract, families });
+  }
+  return { bare };
+}
+
+/**
+ * The table a designation names for a caller who may know of the tables for
+ * which `mayKnow` is true. An exact name is itself (whether the caller may
+ * see it is the planner's question: 404 as for a missing one). A bare
+ * contract name resolves among the families whose contract table the caller
+ * may know of only, so that neither its answer nor a 409's list of names
+ * tells of a table the caller may not see; CONFLICT when several remain.
+ */
+export async function pickTable(designation: Designation, name: string, mayKnow: (rec: TableRec) => Promise<boolean>): Promise<TableRec | undefined> {
+  if ('exact' in designation) return designation.exact;
+  for (const { contract, families } of designation.bare) {
+    const known: typeof families[number][] = [];
+    for (const f of families) if (await mayKnow(f.contractTable)) known.push(f);
+    if (known.length === 0) continue;
+    if (known.length > 1) {
+      const names = known.map((f) => f.family);
+      throw new PlatformError('CONFLICT', `${contract} names the contract of more than one table; use one of ${names.join(', ')}`, { table: name, tables: names });
+    }
+    return known[0].rec;
   }
   return undefined;
+}
+
+/** designationOf then pickTable, unremembered (by default for a caller who may know of every table). */
+export async function resolveTable(pool: Db, name: string, mayKnow: (rec: TableRec) => Promise<boolean> = async () => true): Promise<TableRec | undefined> {
+  return pickTable(await designationOf(pool, name), name, mayKnow);
 }
 
 /**
@@ -239,7 +275,7 @@ export async function resolveTable(pool: Db, name: string): Promise<TableRec | u
 const ROW_CHAINS_TTL_MS = 1_000;
 
 export class TableResolver {
-  private readonly cache = new Map<string, TableRec>();
+  private readonly cache = new Map<string, Designation>();
   private readonly chains = new Map<string, { chains: Promise<ReadonlySet<string> | undefined>; until: number }>();
   private generation = 0;
   private listening = false;
@@ -325,26 +361,40 @@ export class TableResolver {
     return chains;
   }
 
-  async resolve(name: string): Promise<TableRec | undefined> {
-    const hit = this.listening ? this.cache.get(name) : undefined;
-    if (hit) return hit;
-    const generation = this.generation;
-    const rec = await resolveTable(this.pool, name);
-    if (rec && this.listening && generation === this.generation) {
-      if (this.cache.size >= 10_000) this.cache.clear();
-      this.cache.set(name, rec);
+  /** The table `name` designates for a caller who sees the rows of the chains `visible` (see pickTable). */
+  async resolve(name: string, visible: readonly string[]): Promise<TableRec | undefined> {
+    let designation = this.listening ? this.cache.get(name) : undefined;
+    if (!designation) {
+      const generation = this.generation;
+      designation = await designationOf(this.pool, name);
+      const found = 'exact' in designation || designation.bare.length > 0;
+      if (found && this.listening && generation === this.generation) {
+        if (this.cache.size >= 10_000) this.cache.clear();
+        this.cache.set(name, designation);
+      }
     }
-    return rec;
+    // as the planner decides a table's visibility: no rows at all, or rows on a chain the caller sees
+    return pickTable(designation, name, async (rec) => {
+      const chains = await this.rowChains(rec, visible);
+      return chains === undefined || visible.some((chain) => chains.has(chain));
+    });
   }
 }
+
+// eslint-disable-next-line no-control-regex -- control characters are what they look for
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- as above
+const CONTROL_ALL = /[\u0000-\u001f\u007f]/g;
 
 /** `visible`: the chains whose rows the caller may see (the chains service's answer; '' is the main chain). */
 export async function search(pool: Db, resolver: TableResolver, request: SearchRequest, visible: readonly string[]): Promise<SearchResponse> {
   if (typeof request?.table !== 'string' || typeof request.query !== 'string') {
     throw new PlatformError('BAD_QUERY', 'a search needs a table name and a query string');
   }
+  // a name is looked up as a bound value, but PostgreSQL's text refuses a NUL (a 500), and no table has a control character
+  if (CONTROL.test(request.table)) throw new PlatformError('BAD_QUERY', 'a table name has no control characters (%00 to %1F, %7F)', { table: request.table.replace(CONTROL_ALL, '?') });
   const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
-  const rec = await resolver.resolve(request.table);
+  const rec = await resolver.resolve(request.table, visible);
   const tables = new QueryCatalogue(pool, visible, (r, chains) => resolver.rowChains(r, chains));
   if (rec) await tables.add(request.table, rec, ast.select);
   const catalogue = catalogueOf(tables.list());

@@ -51,6 +51,8 @@ const HOLDER = LISTING.replace('contract Listing', 'contract Holder');
 /** A later upload whose variable changed type: a new table version of the family. */
 const retyped = (src: string) => src.replaceAll('uint qty;', 'string qty;').replace('uint _qty', 'string _qty').replace('uint q)', 'string q)');
 
+const GIZMO = ITEM.replace('contract Item', 'contract Gizmo');
+const SECRET = ITEM.replace('contract Item', 'contract Secret');
 const PRIVATE = 'ab'.repeat(32);
 const h = new Harness();
 const main = new Chain();
@@ -58,6 +60,10 @@ const priv = new Chain(null, PRIVATE);
 let chainsService: Awaited<ReturnType<typeof serve>> | undefined;
 
 const addr: Record<string, string> = {};
+const created = (key: string, c: { r: Receipt; address: string }): Receipt => {
+  addr[key] = c.address;
+  return c.r;
+};
 
 beforeAll(async () => {
   await h.start('cirrus_embeds');
@@ -65,10 +71,6 @@ beforeAll(async () => {
   chainsService = await serve(nc, { name: 'chains', version: '0.0.0', logger: createLogger('chains', 'silent') }, [
     handle(CHAINS.visibleTo, ({ username }) => ({ chainIds: username === 'alice' ? ['', PRIVATE] : [''] })),
   ]);
-  const created = (key: string, c: { r: Receipt; address: string }): Receipt => {
-    addr[key] = c.address;
-    return c.r;
-  };
   // items, then orders referring to them (one item referred to by none)
   await h.publish(
     exec(1, [
@@ -330,5 +332,39 @@ describe('privacy of embedded tables', () => {
       { chainId: '', Listing: [{ chainId: '' }] },
       { chainId: '', Listing: [] },
     ]);
+  });
+
+  test('a bare name resolves among the tables the caller may see: a family on a chain the caller cannot see is neither named in a 409 nor found', async () => {
+    const gamma = new Chain({ organization: 'Gamma' }, PRIVATE);
+    const delta = new Chain({ organization: 'Delta' });
+    await h.publish(exec(3, [created('g1', gamma.create(3, '77'.repeat(20), GIZMO, 'Gizmo', { _qty: 1 })), created('s1', gamma.create(3, '77'.repeat(20), SECRET, 'Secret', { _qty: 2 }))], PRIVATE));
+    await h.publish(exec(11, [created('d1', delta.create(11, '88'.repeat(20), GIZMO, 'Gizmo', { _qty: 3 }))]));
+    await h.settled();
+    // bob sees the main chain only: Gizmo is Delta's, as if Gamma's did not exist
+    for (const name of ['Gizmo', 'history@Gizmo']) expect((await h.search(name, 'select=address', undefined, 'bob')).status).toBe(200);
+    expect(await rows('Gizmo', 'select=address,qty')).toEqual([{ address: addr.d1, qty: 3 }]);
+    // a family all of whose rows bob cannot see: the same 404 as a name nobody has, naming nothing of Gamma's
+    const hidden = await h.failure('Secret', '', 'bob');
+    const missing = await h.failure('Nothing', '', 'bob');
+    expect([hidden.code, hidden.message.replace('Secret', 'X')]).toEqual([missing.code, missing.message.replace('Nothing', 'X')]);
+    expect(JSON.stringify(hidden)).not.toContain('Gamma');
+    // alice, a member, sees both families: the 409 lists both; Secret is Gamma's
+    const both = await h.failure('Gizmo', '', 'alice');
+    expect([both.code, both.details]).toEqual(['CONFLICT', { table: 'Gizmo', tables: ['Delta-Gizmo', 'Gamma-Gizmo'] }]);
+    expect(await rows('Secret', 'select=address', 'alice')).toEqual([{ address: addr.s1 }]);
+  });
+
+  test('a table name or a query parameter with a NUL or another control character is a 400 before any SQL', async () => {
+    for (const table of ['Item\u0000', 'It\u0000em', '\u0000', 'Item\n', 'history@Item\u001f', 'Item\u007f']) {
+      const err = await h.failure(table, '');
+      expect([table, err.code]).toEqual([table, 'BAD_QUERY']);
+    }
+    for (const query of ['qty=eq.%00', 'qty%00=eq.1', 'select=qty%00', 'select=%22q%00ty%22', 'select=%22q%0Aty%22', 'select=a%00:qty', 'order=qty%00', 'or=(qty.eq.%00)', 'select=Order%00(*)', '%22qty%01%22=eq.1']) {
+      const err = await h.failure('Item', query);
+      expect([query, err.code]).toEqual([query, 'BAD_QUERY']);
+    }
+    // a message echoing a newline of the request reaches the caller whole (a NATS header cannot hold one: the bus flattens its summary)
+    const echoed = await h.failure('Item', 'qty%0A=eq.1');
+    expect([echoed.code, echoed.message]).toEqual(['BAD_QUERY', expect.stringContaining("'qty\n'")]);
   });
 });

@@ -60,15 +60,30 @@ function bareName(c: Cursor): string | null {
   }
 }
 
+/** Control characters (C0, DEL) in a name: no column, table or alias has them, and they would only reach SQL. */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** A double-quoted name: any character but a control character. */
+function quotedName(c: Cursor): string {
+  const start = c.pos;
+  const name = quoted(c);
+  if (CONTROL.test(name)) {
+    c.pos = start;
+    c.fail('a name without control characters');
+  }
+  return name;
+}
+
 export function fieldName(c: Cursor): string {
-  if (c.peek() === '"') return quoted(c);
+  if (c.peek() === '"') return quotedName(c);
   return bareName(c) ?? c.fail('a field name (letters, digits, _, $ or a "quoted name")');
 }
 
 /** `name:` before a field or embed (a single colon: `::` is a cast), or null with the cursor unmoved. */
 export function aliasPrefix(c: Cursor): string | null {
   const start = c.pos;
-  const name = c.peek() === '"' ? c.attempt(() => quoted(c)) : bareName(c);
+  const name = c.peek() === '"' ? c.attempt(() => quotedName(c)) : bareName(c);
   if (name !== null && name !== undefined && c.peek() === ':' && c.peek(1) !== ':') {
     c.pos++;
     return name;

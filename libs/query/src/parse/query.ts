@@ -16,6 +16,7 @@
 //   here 400); `offset`: an integer, a negative one is 0 (RangeSpec "succeeds
 //   if offset is negative as a no-op").
 // Percent-decoding and `+` as a space are URLSearchParams' job and happen once.
+// A NUL character (`%00`) anywhere is a 400: PostgreSQL text cannot hold one.
 import type { Condition, EmbeddedParams, FieldRef, QueryAst, SelectItem } from '../ast.js';
 import { badQuery, echo } from '../errors.js';
 import { Cursor, ParseFailure, parseParam } from './cursor.js';
@@ -126,6 +127,10 @@ export function parseQuery(params: QueryParams, options: ParseOptions = {}): Que
   const seen = new Set<string>();
 
   for (const [key, value] of entries(params)) {
+    // PostgreSQL's text holds no NUL: a value with one could only fail in SQL (22021), so it is the request's fault here
+    if (key.includes('\u0000') || value.includes('\u0000')) {
+      throw badQuery(`the parameter ${echo(key.replaceAll('\u0000', '%00'))} holds a NUL character (%00), which no name or text value can hold`, { parameter: key });
+    }
     if (key === '') throw badQuery(`a parameter has no name (value ${echo(value)})`, { value });
     const top = ONCE.has(key) || LOGIC.has(key) || key === 'columns' || key === 'on_conflict';
     const k = top ? null : parseKey(key);
