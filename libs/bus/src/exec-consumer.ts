@@ -4,8 +4,9 @@
 // nothing), retried on failure without moving on, and acknowledged only then.
 // The consumer's ack wait is short, so that a crashed instance's message comes
 // back quickly; a heartbeat tells the server a slow apply is still working.
-import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { ExecResult, Logger } from '@platform/common';
+import { readExecResult } from './exec-results.js';
 import { STREAMS } from './streams.js';
 
 export interface ExecConsumerSpec<R> {
@@ -82,16 +83,35 @@ class Deliveries implements AsyncIterable<JsMsg> {
   }
 }
 
-/** The message's ExecResult, or null (logged) when it is not one. */
-function decodeExecResult(msg: JsMsg, logger: Logger): ExecResult | null {
-  try {
-    const exec = JSON.parse(new TextDecoder().decode(msg.data)) as ExecResult;
-    if (!Array.isArray(exec?.receipts) || typeof exec.block?.hash !== 'string') throw new Error('not an ExecResult');
-    return exec;
-  } catch (err) {
-    logger.error({ err, seq: msg.seq, subject: msg.subject }, 'an exec message is not an ExecResult; terminated');
-    return null;
+/**
+ * The message's ExecResult (read from its parts when it refers to them: see
+ * exec-results.ts); null (logged) when it is not one; undefined when
+ * stopping interrupted reading its parts. Parts that cannot be read are
+ * retried, the message kept in progress: skipping it would lose a block.
+ */
+async function decodeExecResult(msg: JsMsg, logger: Logger, jsm: () => Promise<JetStreamManager>, stopping: () => boolean): Promise<ExecResult | null | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const exec = await readExecResult(jsm, msg.data);
+      if (!Array.isArray(exec?.receipts) || typeof exec.block?.hash !== 'string') throw new SyntaxError('not an ExecResult');
+      return exec;
+    } catch (err) {
+      if (err instanceof SyntaxError) {
+        logger.error({ err, seq: msg.seq, subject: msg.subject }, 'an exec message is not an ExecResult; terminated');
+        return null;
+      }
+      if (stopping()) return undefined;
+      if (attempt % 10 === 0) logger.warn({ err, seq: msg.seq, subject: msg.subject, attempt }, 'the parts of an execution result cannot be read; retrying');
+      msg.working();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RETRY_PAUSE_MS, 100 * 2 ** attempt)));
+    }
   }
+}
+
+/** The JetStream manager of a client, made once on first use (only results in parts need it). */
+function managerOf(js: JetStreamClient): () => Promise<JetStreamManager> {
+  let manager: Promise<JetStreamManager> | null = null;
+  return () => (manager ??= js.jetstreamManager());
 }
 
 export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<{ stop(): Promise<void> }> {
@@ -101,10 +121,11 @@ export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<
   const messages = new Deliveries(spec.js, spec.durable, 16, logger);
   let stopping = false;
 
-  const decode = (msg: JsMsg): ExecResult | null => {
-    const exec = decodeExecResult(msg, logger);
+  const jsm = managerOf(spec.js);
+  const decode = async (msg: JsMsg): Promise<ExecResult | null | undefined> => {
+    const exec = await decodeExecResult(msg, logger, jsm, () => stopping);
     // a message no retry can fix; holding it would stop every later result
-    if (!exec) msg.term();
+    if (exec === null) msg.term();
     return exec;
   };
 
@@ -128,7 +149,7 @@ export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<
       spec.afterAck?.(msg.seq);
       return;
     }
-    const exec = decode(msg);
+    const exec = await decode(msg);
     if (!exec) return;
     const heartbeat = setInterval(() => msg.working(), spec.heartbeatMs);
     let outcome: { applied: R } | undefined;
@@ -212,8 +233,7 @@ export async function consumeExecBatches(spec: ExecBatchSpec): Promise<{ stop():
     for (const h of held) h.msg.working();
   }, spec.heartbeatMs);
 
-  const hold = (msg: JsMsg): void => {
-    const exec = decodeExecResult(msg, logger);
+  const hold = (msg: JsMsg, exec: ExecResult | null): void => {
     const entry = { msg, item: { seq: msg.seq, exec }, receipts: exec?.receipts.length ?? 0 };
     let i = held.length;
     while (i > 0 && held[i - 1].item.seq > msg.seq) i--;
@@ -234,9 +254,12 @@ export async function consumeExecBatches(spec: ExecBatchSpec): Promise<{ stop():
   };
 
   const reader = (async () => {
+    const jsm = managerOf(spec.js);
     for await (const msg of messages) {
       if (stopping) break;
-      hold(msg);
+      const exec = await decodeExecResult(msg, logger, jsm, () => stopping);
+      if (exec === undefined) break;
+      hold(msg, exec);
     }
   })().catch((err: unknown) => logger.error({ err }, `the exec consumer ${spec.durable} stopped receiving`));
 

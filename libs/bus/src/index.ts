@@ -11,6 +11,7 @@ export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, Requ
 export { ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';
 export { STREAMS } from './streams.js';
 export { consumeExecBatches, consumeExecResults, type ExecItem } from './exec-consumer.js';
+export { ExecPartsMissing, execPartSubject, isExecResultRef, publishExecResult, readExecResult, type ExecResultRef } from './exec-results.js';
 export type { ExecConsumerSpec } from './exec-consumer.js';
 export type { DurableSpec, StreamSpec } from './jetstream.js';
 export { VAULT } from './contracts/vault.js';
@@ -34,6 +35,7 @@ export type {
   TxParamsInput,
 } from './contracts/tx.js';
 export { BLOCK } from './contracts/block.js';
+export type { ChainHealthRecord } from './contracts/block.js';
 export type { AccountRecord, AccountRequest, CompileItem, CompiledRecord, NodeAccountRequest } from './contracts/block.js';
 export type { NatsConnection, Subscription } from '@nats-io/nats-core';
 export {

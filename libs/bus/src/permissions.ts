@@ -96,6 +96,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     streams: [
       { stream: STREAMS.tx.name, publish: true },
       { stream: STREAMS.exec.name, consumers: ['transaction-results'] },
+      { stream: STREAMS.execParts.name, read: true },
     ],
   },
   block: {
@@ -109,6 +110,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       { stream: STREAMS.tx.name, consumers: ['*'] },
       { stream: STREAMS.blocks.name, publish: true, read: true, consumers: ['*'] },
       { stream: STREAMS.exec.name, publish: true, read: true },
+      // results too big for one message, in parts (exec-results.ts)
+      { stream: STREAMS.execParts.name, publish: true, read: true },
       { stream: STREAMS.geneses.name, read: true, consumers: ['*'] },
     ],
   },
@@ -118,7 +121,10 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     publishes: [],
     subscribes: [SUBJECTS.chains.visibilityChanged],
     pings: [],
-    streams: [{ stream: STREAMS.exec.name, consumers: ['cirrus'] }],
+    streams: [
+      { stream: STREAMS.exec.name, consumers: ['cirrus'] },
+      { stream: STREAMS.execParts.name, read: true },
+    ],
   },
   chains: {
     role: 'private chains: answers `chains.*`, appends geneses, follows governance in execution results',
@@ -128,6 +134,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     pings: [],
     streams: [
       { stream: STREAMS.exec.name, consumers: ['chains-membership'] },
+      { stream: STREAMS.execParts.name, read: true },
       { stream: STREAMS.geneses.name, publish: true, consumers: ['chains-geneses'] },
     ],
   },
@@ -147,6 +154,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       TX.fill,
       BLOCK.account,
       BLOCK.compile,
+      // /ready and /metrics: whether each chain makes progress
+      BLOCK.health,
       CHAINS.create,
       CHAINS.list,
       CHAINS.visibleTo,

@@ -16,6 +16,12 @@ export const STREAMS = {
    * message of the stream being an execution result it receives.
    */
   exec: { name: 'EXEC', subjects: ['exec.>'] },
+  /**
+   * the parts of execution results too large for one message,
+   * `exec-part.<chain>.<height>.<i>`, msgID `<chain>:<height>:<i>`; the
+   * result's message on EXEC refers to them (exec-results.ts). Kept like EXEC.
+   */
+  execParts: { name: 'EXEC_PARTS', subjects: ['exec-part.>'] },
   /** private chains' geneses, `genesis.<chain>`, msgID = chain ID: every block service starts each chain from it */
   geneses: { name: 'GENESIS', subjects: ['genesis.>'] },
 } as const satisfies Record<string, StreamSpec>;

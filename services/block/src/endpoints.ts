@@ -2,6 +2,7 @@
 // the account lookup over this node's applied state, and compilation.
 import { BLOCK, CHAINS, IDENTITY, call, handle, type AccountRecord, type Handler, type NatsConnection } from '@platform/bus';
 import { PlatformError, type ChainId } from '@platform/common';
+import type { ChainHealthRecord } from '@platform/bus';
 import { bytesToHex } from '@platform/crypto';
 import { checkPrivateGenesis } from './chain/private-genesis.js';
 import { compileItems } from './compile.js';
@@ -13,6 +14,8 @@ import type { ChainStore } from './state/store.js';
 export interface HeldChain {
   chainId: ChainId;
   store: ChainStore;
+  /** whether its block loop makes progress (ChainWorker.health) */
+  health?: () => ChainHealthRecord;
 }
 
 /** `byId`: the chains held now; private chains are added to it as they start. `nc` asks the chains service who may see a private chain. */
@@ -38,6 +41,7 @@ export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsCon
     // the node's own read: the transaction service's funds check
     handle(BLOCK.nodeAccount, (request) => accountOf(held(chainField(request?.chainId)), hexField(request?.address, 'address', 20))),
     handle(BLOCK.compile, (request) => compileItems(request)),
+    handle(BLOCK.health, () => ({ chains: [...byId.values()].flatMap((chain) => (chain.health ? [chain.health()] : [])) })),
     handle(BLOCK.checkGenesis, (genesis) => {
       if (!genesis || typeof genesis !== 'object') throw invalid('genesis', 'must be a genesis object');
       return checkPrivateGenesis(genesis);

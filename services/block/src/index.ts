@@ -93,7 +93,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     // the worker stops before the connection drains and the store closes
     undo.unshift(() => worker.stop());
     await worker.start();
-    const held = new Map<string, HeldChain>([[chain, { chainId: chain, store }]]);
+    const held = new Map<string, HeldChain>([[chain, { chainId: chain, store, health: () => worker.health() }]]);
     const privateChains = new PrivateChains({ js, dataDir, logger, held, workerOptions: shared, mainState: store });
     undo.unshift(() => privateChains.stop());
     await privateChains.start();

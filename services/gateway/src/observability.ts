@@ -1,8 +1,9 @@
 // /health (the process answers), /ready (it can serve: NATS, the identity
-// provider and every service it routes to answer), /metrics (Prometheus).
+// provider, every service it routes to answer, and every chain makes
+// progress), /metrics (Prometheus).
 import type { FastifyInstance } from 'fastify';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { pingService, type NatsConnection, type ServiceName } from '@platform/bus';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BLOCK, call, chainToken, pingService, type ChainHealthRecord, type NatsConnection, type ServiceName } from '@platform/bus';
 import type { TokenVerifier } from '@platform/auth';
 
 export interface ReadinessDeps {
@@ -11,6 +12,9 @@ export interface ReadinessDeps {
   /** the services the registered routes call */
   services: ServiceName[];
 }
+
+/** how long /ready and /metrics wait for the block service's view of its chains */
+const CHAINS_TIMEOUT_MS = 500;
 
 export function installObservability(app: FastifyInstance, deps: ReadinessDeps): void {
   const registry = new Registry();
@@ -26,14 +30,63 @@ export function installObservability(app: FastifyInstance, deps: ReadinessDeps):
     duration.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
 
+  /** The block service's chains, or null when it does not answer (its own check says so). */
+  const chainHealth = async (): Promise<ChainHealthRecord[] | null> => {
+    try {
+      return (await call(deps.nc, BLOCK.health, {}, { timeoutMs: CHAINS_TIMEOUT_MS })).chains;
+    } catch {
+      return null;
+    }
+  };
+  // read from the block service at each scrape: the counts are its own, kept since it started
+  let scraped: Promise<ChainHealthRecord[] | null> | null = null;
+  const scrape = (): Promise<ChainHealthRecord[] | null> => (scraped ??= chainHealth().finally(() => setTimeout(() => (scraped = null), 0)));
+  new Counter({
+    name: 'block_chain_retries_total',
+    help: 'Failed rounds of a chain\'s block loop (publishing results, appending a block), each retried, since the block service started',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of (await scrape()) ?? []) this.inc({ chain: chainToken(c.chainId) }, c.retries);
+    },
+  });
+  new Gauge({
+    name: 'block_chain_stuck',
+    help: '1 while a chain makes no progress (its block loop keeps failing, or it halted), else 0',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of (await scrape()) ?? []) this.set({ chain: chainToken(c.chainId) }, c.stuck || c.halted !== null ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'block_chain_height',
+    help: 'The last block a chain applied',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of (await scrape()) ?? []) this.set({ chain: chainToken(c.chainId) }, c.height);
+    },
+  });
+
   const hidden = { schema: { hide: true } };
   app.get('/health', hidden, async () => ({ status: 'ok' }));
   app.get('/ready', hidden, async (_request, reply) => {
-    const [identityProvider, ...instances] = await Promise.all([deps.verifier.ready(), ...deps.services.map((name) => pingService(deps.nc, name, 500))]);
+    const [identityProvider, chains, ...instances] = await Promise.all([deps.verifier.ready(), deps.services.includes('block') ? chainHealth() : Promise.resolve(null), ...deps.services.map((name) => pingService(deps.nc, name, 500))]);
     const checks: Record<string, boolean> = { nats: !deps.nc.isClosed(), identityProvider };
     deps.services.forEach((name, i) => (checks[name] = (instances[i] ?? 0) > 0));
+    // per chain: a chain whose block loop keeps failing takes nothing in, whatever the services' pings say
+    const perChain: Record<string, { height: number; progressing: boolean; reason?: string; since?: string; retries?: number }> = {};
+    for (const c of chains ?? []) {
+      const blocked = c.halted ?? (c.stuck ? c.reason : null);
+      perChain[chainToken(c.chainId)] = blocked === null ? { height: c.height, progressing: true } : { height: c.height, progressing: false, reason: blocked ?? 'unknown', ...(c.since ? { since: new Date(c.since).toISOString() } : {}), retries: c.retries };
+    }
+    if (chains) checks.chains = Object.values(perChain).every((c) => c.progressing);
     const ready = Object.values(checks).every(Boolean);
-    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks, ...(chains ? { chains: perChain } : {}) });
   });
   app.get('/metrics', hidden, async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
 }

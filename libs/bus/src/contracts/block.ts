@@ -98,4 +98,27 @@ export const BLOCK = {
    * `CONSTRUCTOR_FAILED`, `BAD_GENESIS`).
    */
   checkGenesis: defineEndpoint<Genesis, { codeHash: string }>(SERVICE_NAMES.block, 'genesis-check', SUBJECTS.blockService.checkGenesis),
+  /**
+   * Whether each chain this node holds makes progress (the gateway's `/ready`
+   * and `/metrics`): a chain whose block loop keeps failing is `stuck`, with
+   * the reason of the first failure and the rounds retried.
+   */
+  health: defineEndpoint<Record<string, never>, { chains: ChainHealthRecord[] }>(SERVICE_NAMES.block, 'health', 'block-svc.health'),
 } as const;
+
+/** One chain's progress as the block service sees it. */
+export interface ChainHealthRecord {
+  /** '' for the main chain */
+  chainId: string;
+  /** the last applied block */
+  height: number;
+  /** its block loop has failed several rounds in a row and is retrying: nothing after `height` is applied or published meanwhile */
+  stuck: boolean;
+  /** ms since epoch of the first failure of the current run of failures, null when there is none */
+  since: number | null;
+  reason: string | null;
+  /** failed rounds since the service started */
+  retries: number;
+  /** why the chain stopped for good (a block that does not verify), or null */
+  halted: string | null;
+}

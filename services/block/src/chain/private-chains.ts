@@ -88,7 +88,7 @@ export class PrivateChains {
       throw err;
     }
     this.workers.set(genesis.chainId, { worker, store });
-    this.o.held.set(genesis.chainId, { chainId: genesis.chainId, store });
+    this.o.held.set(genesis.chainId, { chainId: genesis.chainId, store, health: () => worker.health() });
   }
 
   async stop(): Promise<void> {

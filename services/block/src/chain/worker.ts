@@ -22,7 +22,7 @@ import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstrea
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer } from '@platform/bus';
+import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, ensureStream, publishExecResult } from '@platform/bus';
 import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -41,6 +41,27 @@ export interface BlockHooks {
   afterAppend?(block: Block): Promise<void>;
   afterApply?(block: Block): Promise<void>;
 }
+
+/**
+ * Whether a chain makes progress, for readiness and metrics: `stuck` while
+ * its loop keeps failing (publishing a result, appending a block, reading the
+ * stream), with the first failure's reason and how many times it has been
+ * retried; `halted` when it stopped for good.
+ */
+export interface ChainHealth {
+  chainId: ChainId;
+  height: number;
+  stuck: boolean;
+  /** ms since epoch of the first failure of the current run of failures */
+  since: number | null;
+  reason: string | null;
+  /** failed rounds of the loop since the service started (every run of failures together) */
+  retries: number;
+  halted: string | null;
+}
+
+/** failed rounds in a row before a chain counts as stuck: one failure is a hiccup, three at RETRY_MS apart are not */
+const STUCK_AFTER = 3;
 
 /** The chain cannot go on safely (a block that does not verify, a test's crash): the loop stops. */
 export class ChainHalted extends Error {
@@ -100,6 +121,9 @@ export class ChainWorker {
   private lastBlockMs = 0;
   private stopped = false;
   private halted: ChainHalted | null = null;
+  /** the run of failures of the loop now going on (null while it makes progress) */
+  private trouble: { since: number; reason: string; rounds: number } | null = null;
+  private retries = 0;
   private pendingWake = false;
   private wakeUp: (() => void) | null = null;
   private readonly subscriptions: Stoppable[] = [];
@@ -120,8 +144,23 @@ export class ChainWorker {
     return this.halted;
   }
 
+  health(): ChainHealth {
+    const t = this.trouble;
+    return {
+      chainId: this.chainId,
+      height: this.head?.header.number ?? -1,
+      stuck: t !== null && t.rounds >= STUCK_AFTER,
+      since: t?.since ?? null,
+      reason: t?.reason ?? null,
+      retries: this.retries,
+      halted: this.halted?.message ?? null,
+    };
+  }
+
   async start(): Promise<void> {
     const { store, genesis } = this.o;
+    // results too big for one message go in parts (publishExecResult); any service may start first
+    await ensureStream(this.o.jsm, STREAMS.execParts);
     const gHash = genesisHash(genesis);
     if (!store.head()) await this.applyGenesis(gHash);
     else if (store.genesisHash() !== gHash) {
@@ -184,6 +223,10 @@ export class ChainWorker {
     while (!this.stopped) {
       try {
         await this.step();
+        if (this.trouble) {
+          this.log.info({ rounds: this.trouble.rounds, ms: Date.now() - this.trouble.since }, 'the chain makes progress again');
+          this.trouble = null;
+        }
       } catch (err) {
         if (err instanceof ChainHalted) {
           this.halted = err;
@@ -191,7 +234,13 @@ export class ChainWorker {
           return;
         }
         if (this.stopped) return;
-        this.log.error({ err }, 'block loop failed; retrying');
+        this.retries++;
+        // said once per run of failures, with why; the retries are counted (health(), the gateway's metrics), not logged
+        if (!this.trouble) {
+          this.trouble = { since: Date.now(), reason: err instanceof Error ? err.message : String(err), rounds: 0 };
+          this.log.error({ err }, 'block loop failed; retrying until it succeeds (the chain makes no progress meanwhile)');
+        }
+        this.trouble.rounds++;
         await new Promise((r) => setTimeout(r, RETRY_MS));
         // an append whose outcome is unknown may have landed: look again where the stream ends
         this.streamHead = Math.max(this.streamHead, await this.lastBlockSeq().catch(() => this.streamHead));
@@ -426,7 +475,8 @@ export class ChainWorker {
   private async publishOutbox(): Promise<void> {
     for (const { height, json } of this.o.store.unpublished()) {
       if (height <= this.publishedHeight) continue;
-      await this.o.js.publish(SUBJECTS.exec.results(this.chainId), json, { msgID: `${this.token}:${height}` });
+      const parts = await publishExecResult(this.o.js, { chainId: this.chainId, height, json }, this.o.maxPayload);
+      if (parts > 0) this.log.info({ height, bytes: json.length, parts }, 'the results of a block are larger than a bus message: published in parts');
       this.publishedHeight = height;
     }
   }
