@@ -117,6 +117,9 @@ contract Near {
   function hits(uint n) public { for (uint i = 0; i < n; i++) emit Hit(i); }
   function blob(uint n) public { emit Blob(grow(n)); }
   function give(uint n) public returns (string memory) { return grow(n); }
+  function escaped(uint n, string unit) public returns (string memory s) { s = unit; while (bytes(s).length * 2 <= n) s = string.concat(s, s); text = s; }
+  function nulls(uint n) public { text = new string(n); }
+  function fill(uint n, string unit) public { string memory s = unit; while (bytes(s).length * 2 <= n) s = string.concat(s, s); text = s; }
 }`;
 
 test(
@@ -145,6 +148,19 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(results[10].data.contents[0]).toHaveLength(DEFAULT_LIMITS.maxReturnBytes / 2);
+    // the largest results a transaction can make: state and return value near their limits, of characters
+    // JSON escapes (2 and 6 bytes; the response counts escaped), each several times in the result
+    for (const [unit, n] of [['"', 2 ** 18], ['\u0001', 2 ** 17]] as const) {
+      const [big] = await run(call(near, 'escaped', { n, unit }));
+      expect([unit, big.status, big.txResult.message]).toEqual([unit, 'Success', 'Success!']);
+      expect(big.data.contents[0]).toHaveLength(n);
+      expect(await readBack(big.hash)).toEqual(big);
+    }
+    {
+      const [big] = await run(call(near, 'nulls', { n: DEFAULT_LIMITS.maxStateBytes - 100 }));
+      expect([big.status, big.txResult.message]).toEqual(['Success', 'Success!']);
+      expect(await readBack(big.hash)).toEqual(big);
+    }
     // just past them: clean failures
     const past = await run(call(near, 'hits', { n: DEFAULT_LIMITS.maxEvents + 1 }), call(near, 'store', { n: 2 * DEFAULT_LIMITS.maxStateBytes, tag: '' }), call(near, 'give', { n: 2 * DEFAULT_LIMITS.maxReturnBytes }));
     expect(past.map((r) => r.txResult.message)).toEqual([

@@ -23,7 +23,7 @@ import { CIRRUS } from './contracts/cirrus.js';
 import { IDENTITY } from './contracts/identity.js';
 import { TX } from './contracts/tx.js';
 import { VAULT } from './contracts/vault.js';
-import type { Endpoint } from './rpc.js';
+import { replyPartsPrefix, type Endpoint } from './rpc.js';
 import { STREAMS } from './streams.js';
 import { SERVICE_NAMES, SUBJECTS, type ServiceName } from './subjects.js';
 
@@ -227,8 +227,11 @@ export function permissionsOf(user: BusUser): SubjectPermissions {
       subscribe.add(`$SRV.${verb}.${service}`);
       subscribe.add(`$SRV.${verb}.${service}.*`);
     }
+    // its answers too large for a message, fetched by their callers in parts (rpc.ts)
+    subscribe.add(`${replyPartsPrefix(service)}.*`);
   }
   for (const endpoint of grant.calls) for (const subject of endpointSubjects(endpoint)) publish.add(subject);
+  for (const callee of new Set(grant.calls.map((e) => e.service))) publish.add(`${replyPartsPrefix(callee)}.*`);
   for (const name of grant.pings) publish.add(`$SRV.PING.${name}`);
   for (const subject of grant.publishes) publish.add(subject);
   for (const subject of grant.subscribes) subscribe.add(subject);

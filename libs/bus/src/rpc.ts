@@ -13,9 +13,18 @@
 // one endpoint at once (the gateway, one per HTTP request) sends those made in
 // one event-loop turn as one message: on this machine a NATS message costs
 // more in system calls than most handlers cost in work.
+//
+// Answers of any size: an answer larger than a message (the server's
+// max_payload less 64 KiB: a transaction result near the execution limits,
+// whose values JSON escapes several times over, a batch of them) is kept by
+// the instance that made it, for a minute, and the reply says where to fetch
+// it in parts (`_REPLY_PARTS.<service>.<instance>`, that instance alone);
+// the caller fetches them and hands over the whole answer. Before, such an
+// answer could not be sent at all: the caller waited for its timeout.
 import type { Msg, NatsConnection, RequestOptions } from '@nats-io/nats-core';
 import { NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/nats-core';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
+import { randomBytes } from 'node:crypto';
 import { PlatformError, isErrorCode, toPlatformError, type ErrorBody, type Logger } from '@platform/common';
 import { decodeJson, encodeJson, jsonTextOf } from './codec.js';
 import type { ServiceName } from './subjects.js';
@@ -63,6 +72,92 @@ export interface ServeOptions {
 
 const REQUEST_ID_HEADER = 'Platform-Request-Id';
 const ERROR_HEADER = 'Nats-Service-Error-Code';
+/** set on a reply that says where its answer's parts are */
+const PARTS_HEADER = 'Platform-Reply-Parts';
+/** room left in a message for headers */
+const HEADROOM = 64 * 1024;
+/** how long an instance keeps an answer in parts for its caller */
+const PARTS_KEPT_MS = 60_000;
+
+/** The subject prefix of a service's answers in parts; an instance answers `<prefix>.<instance>` (permissions.ts grants it). */
+export function replyPartsPrefix(service: ServiceName): string {
+  return `_REPLY_PARTS.${service}`;
+}
+
+/** Where an answer too large for a message is, and how to ask for it. */
+interface PartsRef {
+  subject: string;
+  id: string;
+  parts: number;
+  bytes: number;
+}
+
+/**
+ * The answers of one service instance kept in parts, and the subscription
+ * that hands them out. Not in the queue group: the caller asks the instance
+ * that made the answer.
+ */
+class ReplyParts {
+  private readonly kept = new Map<string, { data: Uint8Array; served: Set<number> }>();
+  private readonly subscription: { unsubscribe(): void };
+  readonly subject: string;
+  readonly limit: number;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    service: ServiceName,
+    logger: Logger,
+  ) {
+    this.subject = `${replyPartsPrefix(service)}.${randomBytes(8).toString('hex')}`;
+    this.limit = (nc.info?.max_payload ?? 1024 * 1024) - HEADROOM;
+    this.subscription = nc.subscribe(this.subject, {
+      callback: (err, msg) => {
+        if (err) {
+          logger.error({ err, subject: this.subject }, 'the reply-parts subscription failed');
+          return;
+        }
+        try {
+          const { id, i } = decodeJson<{ id: string; i: number }>(msg.data);
+          const entry = this.kept.get(id);
+          if (!entry || !Number.isInteger(i)) throw new PlatformError('NOT_FOUND', 'that answer is no longer kept: call again');
+          msg.respond(entry.data.subarray(i * this.limit, (i + 1) * this.limit));
+          entry.served.add(i);
+          if (entry.served.size * this.limit >= entry.data.length) this.kept.delete(id);
+        } catch (thrown) {
+          const error = toPlatformError(thrown);
+          msg.respond(encodeJson(error.toBody()), { headers: errorHeaders(error) });
+        }
+      },
+    });
+  }
+
+  close(): void {
+    this.subscription.unsubscribe();
+    this.kept.clear();
+  }
+
+  /** Answers `data`, in parts when it does not fit in a message. */
+  respond(msg: ServiceMsg, data: Uint8Array): void {
+    if (data.length <= this.limit) {
+      msg.respond(data);
+      return;
+    }
+    const id = randomBytes(12).toString('hex');
+    this.kept.set(id, { data, served: new Set() });
+    setTimeout(() => this.kept.delete(id), PARTS_KEPT_MS).unref();
+    const hdrs = natsHeaders();
+    hdrs.set(PARTS_HEADER, '1');
+    const ref: PartsRef = { subject: this.subject, id, parts: Math.ceil(data.length / this.limit), bytes: data.length };
+    // (@nats-io/services is typed against an older nats-core: the same headers at runtime)
+    msg.respond(encodeJson(ref), { headers: hdrs as never });
+  }
+}
+
+function errorHeaders(error: PlatformError) {
+  const hdrs = natsHeaders();
+  hdrs.set(ERROR_HEADER, String(error.status));
+  return hdrs;
+}
 
 /** Starts answering the given endpoints as one service instance. Stop it with `service.stop()`. */
 export async function serve(nc: NatsConnection, options: ServeOptions, handlers: Handler[]): Promise<Service> {
@@ -74,6 +169,11 @@ export async function serve(nc: NatsConnection, options: ServeOptions, handlers:
     description: options.description ?? '',
     queue: options.name,
   });
+  const parts = new ReplyParts(nc, options.name, options.logger);
+  void service.stopped.then(
+    () => parts.close(),
+    () => parts.close(),
+  );
   for (const handler of handlers) {
     if (handler.endpoint.service !== options.name) {
       throw new Error(`endpoint ${handler.endpoint.subject} belongs to service ${handler.endpoint.service}, not ${options.name}`);
@@ -85,7 +185,7 @@ export async function serve(nc: NatsConnection, options: ServeOptions, handlers:
           options.logger.error({ err, subject: handler.endpoint.subject }, 'endpoint subscription failed');
           return;
         }
-        void answer(handler, msg, options.logger);
+        void answer(handler, msg, options.logger, parts);
       },
     });
     service.addEndpoint(`${handler.endpoint.name}-batch`, {
@@ -95,7 +195,7 @@ export async function serve(nc: NatsConnection, options: ServeOptions, handlers:
           options.logger.error({ err, subject: batchSubject(handler.endpoint) }, 'endpoint subscription failed');
           return;
         }
-        void answerBatch(handler, msg, options.logger);
+        void answerBatch(handler, msg, options.logger, parts);
       },
     });
   }
@@ -113,7 +213,7 @@ interface BatchedCall {
 /** One call's outcome on the wire: its response, or its error body. */
 type BatchedAnswer = { value: unknown } | { error: ErrorBody['error'] };
 
-async function answer(handler: Handler, msg: ServiceMsg, logger: Logger): Promise<void> {
+async function answer(handler: Handler, msg: ServiceMsg, logger: Logger, parts: ReplyParts): Promise<void> {
   const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
   const meta: RequestMeta = requestId ? { requestId } : {};
   try {
@@ -124,7 +224,7 @@ async function answer(handler: Handler, msg: ServiceMsg, logger: Logger): Promis
       throw new PlatformError('BAD_REQUEST', `the request on ${handler.endpoint.subject} is not JSON`);
     }
     const response = await handler.run(request, meta);
-    msg.respond(encodeJson(response));
+    parts.respond(msg, encodeJson(response));
   } catch (thrown) {
     const error = failureOf(handler, thrown, logger, requestId);
     msg.respondError(error.status, headerText(error.message), encodeJson(error.toBody()));
@@ -149,7 +249,7 @@ function failureOf(handler: Handler, thrown: unknown, logger: Logger, requestId:
 }
 
 /** Runs every call of a batch at once (a handler may batch them further) and answers their outcomes in order. */
-async function answerBatch(handler: Handler, msg: ServiceMsg, logger: Logger): Promise<void> {
+async function answerBatch(handler: Handler, msg: ServiceMsg, logger: Logger, parts: ReplyParts): Promise<void> {
   let calls: BatchedCall[];
   try {
     calls = decodeJson<BatchedCall[]>(msg.data);
@@ -169,7 +269,7 @@ async function answerBatch(handler: Handler, msg: ServiceMsg, logger: Logger): P
     }),
   );
   // a value may be pre-encoded text: each answer is written out on its own
-  msg.respond(new TextEncoder().encode(`[${answers.map((a) => ('value' in a ? `{"value":${jsonTextOf(a.value)}}` : JSON.stringify(a))).join(',')}]`));
+  parts.respond(msg, new TextEncoder().encode(`[${answers.map((a) => ('value' in a ? `{"value":${jsonTextOf(a.value)}}` : JSON.stringify(a))).join(',')}]`));
 }
 
 export interface CallOptions extends RequestMeta {
@@ -182,11 +282,15 @@ export async function call<Req, Res>(nc: NatsConnection, endpoint: Endpoint<Req,
   const hdrs = natsHeaders();
   if (options.requestId) hdrs.set(REQUEST_ID_HEADER, options.requestId);
   const reply = await requestReply(nc, endpoint, endpoint.subject, encodeJson(request), { timeout: options.timeoutMs ?? 10_000, headers: hdrs });
-  return decodeJson<Res>(reply.data);
+  return decodeJson<Res>(reply);
 }
 
-/** A request on one of the endpoint's subjects; rejects with UNAVAILABLE when nobody answers, or with the error the service answered. */
-async function requestReply(nc: NatsConnection, endpoint: Endpoint<unknown, unknown>, subject: string, data: Uint8Array, options: RequestOptions): Promise<Msg> {
+/**
+ * A request on one of the endpoint's subjects: the answer's bytes, fetched in
+ * parts when the service says so; rejects with UNAVAILABLE when nobody
+ * answers, or with the error the service answered.
+ */
+async function requestReply(nc: NatsConnection, endpoint: Endpoint<unknown, unknown>, subject: string, data: Uint8Array, options: RequestOptions): Promise<Uint8Array> {
   let reply: Msg;
   try {
     reply = await nc.request(subject, data, options);
@@ -194,7 +298,24 @@ async function requestReply(nc: NatsConnection, endpoint: Endpoint<unknown, unkn
     throw unavailable(endpoint, err);
   }
   if (reply.headers?.get(ERROR_HEADER)) throw remoteError(endpoint, reply);
-  return reply;
+  if (!reply.headers?.get(PARTS_HEADER)) return reply.data;
+  const ref = decodeJson<PartsRef>(reply.data);
+  const whole = new Uint8Array(ref.bytes);
+  let at = 0;
+  for (let i = 0; i < ref.parts; i++) {
+    let part: Msg;
+    try {
+      part = await nc.request(ref.subject, encodeJson({ id: ref.id, i }), { timeout: options.timeout });
+    } catch (err) {
+      throw unavailable(endpoint, err);
+    }
+    if (part.headers?.get(ERROR_HEADER)) throw remoteError(endpoint, part);
+    if (at + part.data.length > ref.bytes) throw new PlatformError('INTERNAL', `the ${endpoint.service} service answered in parts longer than it said`);
+    whole.set(part.data, at);
+    at += part.data.length;
+  }
+  if (at !== ref.bytes) throw new PlatformError('INTERNAL', `the ${endpoint.service} service answered ${at} bytes in parts, not the ${ref.bytes} it said`);
+  return whole;
 }
 
 export interface BatchingOptions {
@@ -281,7 +402,7 @@ export function batchingCaller<Req, Res>(nc: NatsConnection, endpoint: Endpoint<
 
 async function sendBatch<Req, Res>(nc: NatsConnection, endpoint: Endpoint<Req, Res>, texts: string[]): Promise<BatchedAnswer[]> {
   const reply = await requestReply(nc, endpoint, batchSubject(endpoint), encoder.encode(`[${texts.join(',')}]`), { timeout: 10_000 });
-  const answers = decodeJson<BatchedAnswer[]>(reply.data);
+  const answers = decodeJson<BatchedAnswer[]>(reply);
   if (!Array.isArray(answers) || answers.length !== texts.length) throw new PlatformError('INTERNAL', `the ${endpoint.service} service answered a batch of ${texts.length} calls unreadably`);
   return answers;
 }
@@ -305,7 +426,7 @@ function unavailable(endpoint: Endpoint<unknown, unknown>, err: unknown): Platfo
   return new PlatformError('UNAVAILABLE', `the ${endpoint.service} service ${why}; try again shortly`, { service: endpoint.service }, { cause: err });
 }
 
-function remoteError(endpoint: Endpoint<unknown, unknown>, reply: Msg): PlatformError {
+function remoteError(endpoint: Endpoint<unknown, unknown>, reply: Pick<Msg, 'data'>): PlatformError {
   let body: ErrorBody | undefined;
   try {
     body = decodeJson<ErrorBody>(reply.data);

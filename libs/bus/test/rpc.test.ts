@@ -8,6 +8,7 @@ const echo = defineEndpoint<{ text: string }, { text: string; instance: number }
 const fail = defineEndpoint<{ kind: string }, never>('vault', 'fail', 'test.fail');
 const slow = defineEndpoint<{ text: string }, { text: string }>('vault', 'slow', 'test.slow');
 const encoded = defineEndpoint<{ n: number }, Array<{ n: number; big: string }>>('vault', 'encoded', 'test.encoded');
+const huge = defineEndpoint<{ bytes: number }, { text: string }>('vault', 'huge', 'test.huge');
 
 describe('bus - request/reply over a real NATS server', () => {
   let infra: TestInfra;
@@ -24,6 +25,8 @@ describe('bus - request/reply over a real NATS server', () => {
       services.push(
         await serve(conn, { name: 'vault', version: '0.1.0', logger }, [
           handle(echo, ({ text }) => ({ text, instance })),
+          // an answer larger than any message: fetched in parts from this instance
+          handle(huge, ({ bytes }) => ({ text: '\u0000'.repeat(bytes) })),
           // JSON text already: sent as it is
           handle(encoded, ({ n }) => preEncoded(`[{"n":${n},"big":"${'9'.repeat(30)}"}]`)),
           handle(slow, async ({ text }) => {
@@ -44,6 +47,18 @@ describe('bus - request/reply over a real NATS server', () => {
     for (const c of connections) await c.close();
     await nc?.close();
     await infra?.stop();
+  });
+
+  test('an answer larger than a message arrives whole, alone or in a batch', async () => {
+    const limit = nc.info!.max_payload;
+    // JSON escapes each NUL as six bytes: the answer is over three times the limit
+    const bytes = Math.ceil(limit / 2);
+    const reply = await call(nc, huge, { bytes });
+    expect(reply.text.length).toBe(bytes);
+    expect(reply.text).toBe('\u0000'.repeat(bytes));
+    const batched = batchingCaller(nc, huge);
+    const both = await Promise.all([batched({ bytes: 10 }), batched({ bytes })]);
+    expect(both.map((r) => r.text.length)).toEqual([10, bytes]);
   });
 
   test('a typed call gets its typed answer', async () => {
