@@ -48,10 +48,15 @@ export const DEFAULT_LIMITS: ExecutionLimits = {
 
 export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as Array<keyof ExecutionLimits>;
 
-/** The limits of a protocol: those its genesis names, the defaults for the rest. */
+const complete = new WeakMap<object, ExecutionLimits>();
+
+/** The limits of a protocol: those its genesis names, the defaults for the rest (made once per protocol object: every transaction asks). */
 export function limitsOf(protocol: { limits?: Partial<ExecutionLimits> } | undefined): ExecutionLimits {
   const given = protocol?.limits;
-  return given ? { ...DEFAULT_LIMITS, ...given } : DEFAULT_LIMITS;
+  if (!given) return DEFAULT_LIMITS;
+  let limits = complete.get(given);
+  if (!limits) complete.set(given, (limits = { ...DEFAULT_LIMITS, ...given }));
+  return limits;
 }
 
 /** Why a genesis's `protocol.limits` is not acceptable, or null. */

@@ -52,12 +52,20 @@ export class Exec {
   appName: string | null = null;
   /** the chain's execution limits (its genesis's protocol.limits) */
   readonly limits: ExecutionLimits;
-  /** bytes of state written so far: each distinct path once, with the length of the value it holds now */
-  stateBytes = 0;
+  /**
+   * State written so far, each distinct path once with the value it holds
+   * now, in UTF-16 units: a lower bound of its UTF-8 bytes (never more than
+   * three times it), counted without encoding anything on every write;
+   * the exact bytes are counted once, at the end, and only when the bound
+   * leaves the limit in doubt (`checkFinalLimits`).
+   */
+  private stateUnits = 0;
   /** the value length counted for each written path, per contract */
   private readonly written = new Map<string, Map<string, number>>();
-  /** bytes of the events emitted so far: names and argument texts */
-  eventBytes = 0;
+  /** the last contract written and its lengths: most writes of a transaction go to one contract */
+  private lastWritten: { addr: string; lens: Map<string, number> } | null = null;
+  /** the events' names and argument texts so far, in UTF-16 units (a lower bound of their bytes, as above) */
+  private eventUnits = 0;
 
   constructor(
     readonly state: WorldState,
@@ -119,13 +127,45 @@ export class Exec {
 
   /** Counts a storage write against maxStateBytes: a path written again counts its new value instead of the old one. */
   private countWrite(addr: string, path: string, value: string | undefined): void {
-    let lens = this.written.get(addr);
-    if (lens === undefined) this.written.set(addr, (lens = new Map()));
-    const len = value === undefined ? 0 : utf8Length(value);
-    const before = lens.get(path);
-    this.stateBytes += before === undefined ? utf8Length(path) + len : len - before;
-    lens.set(path, len);
-    if (this.stateBytes > this.limits.maxStateBytes) this.exceeded('maxStateBytes');
+    let last = this.lastWritten;
+    if (last === null || last.addr !== addr) {
+      let lens = this.written.get(addr);
+      if (lens === undefined) this.written.set(addr, (lens = new Map()));
+      this.lastWritten = last = { addr, lens };
+    }
+    const len = value === undefined ? 0 : value.length;
+    const before = last.lens.get(path);
+    this.stateUnits += before === undefined ? path.length + len : len - before;
+    last.lens.set(path, len);
+    // the bound alone already exceeds the limit: fail now, not after writing the rest
+    if (this.stateUnits > this.limits.maxStateBytes) this.exceeded('maxStateBytes');
+  }
+
+  /**
+   * The exact UTF-8 counts of what the bounds left in doubt, once the
+   * transaction has run: the state written (each path with the value the
+   * state holds at the end) and the events' bytes.
+   */
+  checkFinalLimits(): void {
+    const { maxStateBytes, maxEventBytes } = this.limits;
+    if (this.stateUnits * 3 > maxStateBytes) {
+      let bytes = 0;
+      for (const [addr, lens] of this.written) {
+        for (const path of lens.keys()) {
+          const value = this.state.getStorage(addr, path);
+          bytes += utf8Length(path) + (value === undefined ? 0 : utf8Length(value));
+        }
+      }
+      if (bytes > maxStateBytes) this.exceeded('maxStateBytes');
+    }
+    if (this.eventUnits * 3 > maxEventBytes) {
+      let bytes = 0;
+      for (const e of this.events) {
+        bytes += utf8Length(e.name);
+        for (const [n, v] of e.args) bytes += utf8Length(n) + utf8Length(v);
+      }
+      if (bytes > maxEventBytes) this.exceeded('maxEventBytes');
+    }
   }
 
   /** Fails the transaction for a limit: not catchable by the contract, like the step limit. */
@@ -133,13 +173,13 @@ export class Exec {
     throw new VmFailure('LIMIT', limitMessage(name, this.limits), 'other', {}, false);
   }
 
-  /** Checks an event about to be emitted against maxEvents and maxEventBytes. */
+  /** Checks an event about to be emitted against maxEvents and (its lower bound) maxEventBytes. */
   countEvent(name: string, args: Array<[string, string]>): void {
     if (this.events.length + 1 > this.limits.maxEvents) this.exceeded('maxEvents');
-    let bytes = utf8Length(name);
-    for (const [n, v] of args) bytes += utf8Length(n) + utf8Length(v);
-    this.eventBytes += bytes;
-    if (this.eventBytes > this.limits.maxEventBytes) this.exceeded('maxEventBytes');
+    let units = name.length;
+    for (const [n, v] of args) units += n.length + v.length;
+    this.eventUnits += units;
+    if (this.eventUnits > this.limits.maxEventBytes) this.exceeded('maxEventBytes');
   }
 
   /** A string about to exist in memory: at most maxMemoryBytes of UTF-8. */

@@ -214,7 +214,9 @@ function finish(x: Exec, state: WorldState, ok: { returnTypes: SType[]; result: 
   const values: unknown[] = types.length === 1 ? [ok.result] : types.length === 0 ? [] : (ok.result as unknown[]);
   const returnValues = types.map((t, i) => renderValue(t, values[i] ?? defaultOf(t)));
   const response = JSON.stringify(types.map((t, i) => toJson(t, values[i] ?? defaultOf(t))));
-  if (utf8Length(response) > x.limits.maxReturnBytes) x.exceeded('maxReturnBytes');
+  // a UTF-16 unit is at most 3 bytes of UTF-8: most responses need no count
+  if (response.length * 3 > x.limits.maxReturnBytes && utf8Length(response) > x.limits.maxReturnBytes) x.exceeded('maxReturnBytes');
+  x.checkFinalLimits();
   const out: ExecOutcome = {
     ok: true,
     message: 'Success!',

@@ -39,6 +39,18 @@ describe('SolidVM execution limits', () => {
     expect(c.create(src, 'K').message).toBe('Success!');
   });
 
+  it('counts UTF-8 bytes, not characters: state and events of three-byte characters', () => {
+    const c = chainWith({ maxStateBytes: 1000, maxEventBytes: 1000 });
+    const src = 'contract T { string s; event E(string v); function set(string v) public { s = v; } function say(string v) public { emit E(v); } }';
+    const t = c.create(src, 'T').address!;
+    const limits = c.ctx.protocol.limits as ExecutionLimits;
+    // 300 characters, 900 bytes: fits; 400 characters, 1200 bytes: does not, though 400 characters would
+    expect(c.call(t, 'set', { v: '€'.repeat(300) }).message).toBe('Success!');
+    expect(c.call(t, 'set', { v: '€'.repeat(400) })).toMatchObject({ code: 'LIMIT', message: limitMessage('maxStateBytes', limits) });
+    expect(c.call(t, 'say', { v: '€'.repeat(300) }).message).toBe('Success!');
+    expect(c.call(t, 'say', { v: '€'.repeat(400) })).toMatchObject({ code: 'LIMIT', message: limitMessage('maxEventBytes', limits) });
+  });
+
   it('a try/catch cannot swallow a limit', () => {
     const c = chainWith({ maxStateBytes: 2000 });
     const src = `
