@@ -31,6 +31,8 @@ export interface ExecConsumerSpec<R> {
 }
 
 const MAX_RETRY_PAUSE_MS = 5_000;
+/** failed attempts between two reminders that a message still fails (at MAX_RETRY_PAUSE_MS apart: five minutes) */
+const REMIND_EVERY = 60;
 /** failed rounds (about 10 s of pauses) before waiting is worth a log line */
 const GAP_PATIENCE = 12;
 
@@ -101,7 +103,7 @@ async function decodeExecResult(msg: JsMsg, logger: Logger, jsm: () => Promise<J
         return null;
       }
       if (stopping()) return undefined;
-      if (attempt % 10 === 0) logger.warn({ err, seq: msg.seq, subject: msg.subject, attempt }, 'the parts of an execution result cannot be read; retrying');
+      if (attempt % REMIND_EVERY === 0) logger.warn({ err, seq: msg.seq, subject: msg.subject, attempt }, 'the parts of an execution result cannot be read; retrying until they can');
       msg.working();
       await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RETRY_PAUSE_MS, 100 * 2 ** attempt)));
     }
@@ -133,10 +135,13 @@ export async function consumeExecResults<R>(spec: ExecConsumerSpec<R>): Promise<
   const applyWithRetries = async (msg: JsMsg, exec: ExecResult): Promise<{ applied: R } | undefined> => {
     for (let attempt = 0; ; attempt++) {
       try {
-        return { applied: await spec.apply(msg.seq, exec) };
+        const applied = await spec.apply(msg.seq, exec);
+        if (attempt > 0) logger.info({ seq: msg.seq, attempts: attempt + 1 }, `${spec.work} succeeded after retries`);
+        return { applied };
       } catch (err) {
         if (stopping) return undefined; // redelivered to the next instance
-        logger.warn({ err, seq: msg.seq, attempt }, `${spec.work} failed; retrying`);
+        // said once, with why, and reminded now and then: not a line per retry
+        if (attempt % REMIND_EVERY === 0) logger.warn({ err, seq: msg.seq, attempt }, `${spec.work} failed; retrying until it succeeds`);
         msg.working();
         await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RETRY_PAUSE_MS, 100 * 2 ** attempt)));
       }
@@ -265,6 +270,8 @@ export async function consumeExecBatches(spec: ExecBatchSpec): Promise<{ stop():
 
   const applier = (async () => {
     let pauses = 0;
+    /** apply calls that threw since the last one that applied something */
+    let failures = 0;
     while (!stopping) {
       if (held.length === 0) {
         await new Promise<void>((resolve) => (arrived = resolve));
@@ -277,7 +284,7 @@ export async function consumeExecBatches(spec: ExecBatchSpec): Promise<{ stop():
         done = new Set(await spec.apply(batch.map((h) => h.item)));
       } catch (err) {
         if (stopping) break; // redelivered to the next instance
-        logger.warn({ err, seqs: [batch[0].item.seq, batch[batch.length - 1].item.seq], attempt: pauses }, `${spec.work} failed; retrying`);
+        if (failures++ % REMIND_EVERY === 0) logger.warn({ err, seqs: [batch[0].item.seq, batch[batch.length - 1].item.seq], attempt: pauses }, `${spec.work} failed; retrying until it succeeds`);
         done = new Set();
       }
       for (const seq of done) {
@@ -290,7 +297,9 @@ export async function consumeExecBatches(spec: ExecBatchSpec): Promise<{ stop():
         spec.afterAck?.(seq);
       }
       if (done.size > 0) {
+        if (failures > 0) logger.info({ failures }, `${spec.work} succeeded after retries`);
         pauses = 0;
+        failures = 0;
         continue;
       }
       // nothing could be applied: an earlier message is still with another
