@@ -34,6 +34,7 @@ const lines = [
   `key vault        ${node.vaultUrl}`,
   `identity         ${node.discoveryUrl}${node.idpUrl ? '  (development provider: any username, any password)' : ''}`,
   `NATS             ${node.natsUrl}`,
+  `NATS users       ${node.natsCredentialsDir}  (an nkey seed per service; tools watch with observer.nk, read-only)`,
   `data dir         ${node.dataDir}`,
   node.idpUrl ? 'token            TOKEN=$(npm run -s token -- alice --org Acme)' : 'token            from your identity provider',
   `try              curl -X POST -H "Authorization: Bearer $TOKEN" ${node.gatewayUrl}/platform/v2.3/key`,
