@@ -51,7 +51,7 @@ async function nonce(): Promise<number> {
 
 async function expectReady(): Promise<void> {
   const ready = await api(node, 'GET', '/ready');
-  expect(ready.body).toMatchObject({ status: 'ready', checks: { chains: true }, chains: { main: { progressing: true } } });
+  expect(ready.body).toMatchObject({ status: 'ready', checks: { chains: true, chainsProgressing: true }, chains: { main: { progressing: true } } });
   const metrics = await api(node, 'GET', '/metrics');
   expect(metrics.body).toMatch(/^block_chain_stuck\{chain="main"\} 0$/m);
   expect(metrics.body).toMatch(/^block_chain_retries_total\{chain="main"\} \d+$/m);

@@ -84,7 +84,8 @@ export function installObservability(app: FastifyInstance, deps: ReadinessDeps):
       const blocked = c.halted ?? (c.stuck ? c.reason : null);
       perChain[chainToken(c.chainId)] = blocked === null ? { height: c.height, progressing: true } : { height: c.height, progressing: false, reason: blocked ?? 'unknown', ...(c.since ? { since: new Date(c.since).toISOString() } : {}), retries: c.retries };
     }
-    if (chains) checks.chains = Object.values(perChain).every((c) => c.progressing);
+    // (`checks.chains` is the chains service's)
+    if (chains) checks.chainsProgressing = Object.values(perChain).every((c) => c.progressing);
     const ready = Object.values(checks).every(Boolean);
     return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks, ...(chains ? { chains: perChain } : {}) });
   });

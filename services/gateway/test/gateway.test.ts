@@ -167,7 +167,8 @@ describe('gateway', () => {
   test('/ready reports each dependency', async () => {
     const res = await send(base, { method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true, block: true, cirrus: true, chains: true });
+    expect(res.json().checks).toEqual({ nats: true, identityProvider: true, vault: true, tx: true, block: true, cirrus: true, chains: true, chainsProgressing: true });
+    expect(res.json().chains).toEqual({ main: { height: expect.any(Number), progressing: true } });
   });
 
   test('random bodies and headers at the key routes get a 2xx/4xx with a JSON body, never a 5xx', async () => {
