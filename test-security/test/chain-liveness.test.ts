@@ -64,7 +64,7 @@ async function expectChainMoves(): Promise<void> {
 }
 
 test(
-  'a constructor pushing a million elements fails cleanly, its nonce consumed, and the next transaction succeeds',
+  'a constructor pushing a million (and 2^18) elements fails cleanly, its nonce consumed, and the next transaction succeeds',
   async () => {
     const before = await nonce();
     const started = Date.now();
@@ -74,6 +74,9 @@ test(
     expect(await readBack(r.hash)).toEqual(r);
     expect(await nonce()).toBe(before + 1);
     expect(Date.now() - started).toBeLessThan(30_000);
+    // 2^18 elements: over the limit too, as cleanly
+    const [quarter] = await run(solid('Pusher', PUSHER, { n: 2 ** 18 }));
+    expect([quarter.status, quarter.txResult.message]).toEqual(['Failure', limitMessage('maxStateBytes', DEFAULT_LIMITS)]);
     await expectChainMoves();
     await expectReady();
   },

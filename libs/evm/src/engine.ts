@@ -68,8 +68,9 @@ export async function acquire(chainId: string, record = false): Promise<Engine> 
     const adapter = new WorldStateAdapter();
     const common = commonFor(chainId);
     e = { evm: await createEVM({ common, stateManager: adapter }), adapter, chainId, common, hashes: null, memory: { words: 0n, message: '' } };
+    // once per instance: its opcode table is built with it (the hardfork is pinned, so never again)
+    limitMemory(e);
   }
-  limitMemory(e);
   if (record) {
     const log: HashLog = { inputs: [], outputs: [] };
     e.hashes = log;
