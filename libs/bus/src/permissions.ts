@@ -110,8 +110,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       { stream: STREAMS.tx.name, consumers: ['*'] },
       { stream: STREAMS.blocks.name, publish: true, read: true, consumers: ['*'] },
       { stream: STREAMS.exec.name, publish: true, read: true },
-      // results too big for one message, in parts (exec-results.ts)
-      { stream: STREAMS.execParts.name, publish: true, read: true },
+      // results too big for one message, in parts (exec-results.ts); the readers are the results' consumers
+      { stream: STREAMS.execParts.name, publish: true },
       { stream: STREAMS.geneses.name, read: true, consumers: ['*'] },
     ],
   },

@@ -78,6 +78,12 @@ const PARTS_HEADER = 'Platform-Reply-Parts';
 const HEADROOM = 64 * 1024;
 /** how long an instance keeps an answer in parts for its caller */
 const PARTS_KEPT_MS = 60_000;
+/**
+ * most bytes of such answers an instance keeps at once: callers fetch the
+ * parts right after the reply, so only callers that never do fill this; the
+ * oldest answer goes first, and its caller, if it comes late, is told to call again
+ */
+const MAX_KEPT_BYTES = 256 * 1024 * 1024;
 
 /** The subject prefix of a service's answers in parts; an instance answers `<prefix>.<instance>` (permissions.ts grants it). */
 export function replyPartsPrefix(service: ServiceName): string {
@@ -98,7 +104,9 @@ interface PartsRef {
  * that made the answer.
  */
 class ReplyParts {
+  /** in the order they were made */
   private readonly kept = new Map<string, { data: Uint8Array; served: Set<number> }>();
+  private keptBytes = 0;
   private readonly subscription: { unsubscribe(): void };
   readonly subject: string;
   readonly limit: number;
@@ -122,7 +130,7 @@ class ReplyParts {
           if (!entry || !Number.isInteger(i)) throw new PlatformError('NOT_FOUND', 'that answer is no longer kept: call again');
           msg.respond(entry.data.subarray(i * this.limit, (i + 1) * this.limit));
           entry.served.add(i);
-          if (entry.served.size * this.limit >= entry.data.length) this.kept.delete(id);
+          if (entry.served.size * this.limit >= entry.data.length) this.forget(id);
         } catch (thrown) {
           const error = toPlatformError(thrown);
           msg.respond(encodeJson(error.toBody()), { headers: errorHeaders(error) });
@@ -134,6 +142,14 @@ class ReplyParts {
   close(): void {
     this.subscription.unsubscribe();
     this.kept.clear();
+    this.keptBytes = 0;
+  }
+
+  private forget(id: string): void {
+    const entry = this.kept.get(id);
+    if (!entry) return;
+    this.kept.delete(id);
+    this.keptBytes -= entry.data.length;
   }
 
   /** Answers `data`, in parts when it does not fit in a message. */
@@ -143,8 +159,13 @@ class ReplyParts {
       return;
     }
     const id = randomBytes(12).toString('hex');
+    for (const [oldest] of this.kept) {
+      if (this.keptBytes + data.length <= MAX_KEPT_BYTES) break;
+      this.forget(oldest);
+    }
     this.kept.set(id, { data, served: new Set() });
-    setTimeout(() => this.kept.delete(id), PARTS_KEPT_MS).unref();
+    this.keptBytes += data.length;
+    setTimeout(() => this.forget(id), PARTS_KEPT_MS).unref();
     const hdrs = natsHeaders();
     hdrs.set(PARTS_HEADER, '1');
     const ref: PartsRef = { subject: this.subject, id, parts: Math.ceil(data.length / this.limit), bytes: data.length };
