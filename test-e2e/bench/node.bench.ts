@@ -235,7 +235,7 @@ async function batched(tokens: string[], item: (i: number) => unknown, seconds: 
   return { rate: (txs * 1000) / (performance.now() - started), txs, failures };
 }
 
-/** A raw call in the platform's signing bytes (CONVENTIONS.md "Raw transactions: the signed bytes"), with ethers only. */
+/** A raw call in the platform's signing bytes (docs/conventions.md "Raw transactions: the signed bytes"), with ethers only. */
 function rawCall(wallet: { signingKey: SigningKey }, nonce: number, to: string, metadata: Record<string, string>) {
   const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
   const hash = keccak256(encodeRlp([int(nonce), int(1), int(100_000_000), `0x${to}`, int(0), '0x']));

@@ -13,7 +13,7 @@ const FAUCET_AMOUNT = 2000n * TOKENS;
 
 const NOTE = 'contract Note { string public text; constructor(string _text) { text = _text; } }';
 
-/** A raw creation signed in the platform's form (CONVENTIONS.md "Raw transactions"), with ethers only. */
+/** A raw creation signed in the platform's form (docs/conventions.md "Raw transactions: the signed bytes"), with ethers only. */
 function rawCreation(key: SigningKey, fields: { nonce: number; gasLimit: number; gasPrice: number; src: string; name: string }) {
   const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
   const initOrData = hexlify(toUtf8Bytes(fields.src));

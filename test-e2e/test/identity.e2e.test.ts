@@ -22,7 +22,7 @@ const WHO = `contract Who {
   constructor() { name = tx.username; org = tx.organization; unit = tx.organizationalUnit; }
 }`;
 
-/** A raw transaction in the platform's signed form (CONVENTIONS.md "Raw transactions"), with ethers only. */
+/** A raw transaction in the platform's signed form (docs/conventions.md "Raw transactions: the signed bytes"), with ethers only. */
 function raw(wallet: BaseWallet, fields: { nonce: number; to: string | null; data?: Uint8Array; metadata: Record<string, string> }) {
   const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
   const data = fields.data ?? new Uint8Array(0);

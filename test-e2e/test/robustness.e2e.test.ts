@@ -1,4 +1,4 @@
-// Bad input never reaches a 500 (CONVENTIONS.md "Errors"): random bodies and
+// Bad input never reaches a 500 (docs/conventions.md "Errors (platform endpoints)"): random bodies and
 // parameters, from fast-check, on the endpoints of private chains, the chain
 // and account lookups and createCert; each answer must be below 500.
 import fc from 'fast-check';

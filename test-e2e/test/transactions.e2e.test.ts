@@ -28,7 +28,7 @@ contract Store {
   function set(uint256 v) public returns (uint256) { value = v; return v * 2; }
 }`;
 
-/** The platform's signing bytes (CONVENTIONS.md "Raw transactions"), built with ethers only. */
+/** The platform's signing bytes (docs/conventions.md "Raw transactions: the signed bytes"), built with ethers only. */
 function signRaw(key: SigningKey, fields: { nonce: number; to: string | null; initOrData: Uint8Array }) {
   const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
   const hash = keccak256(encodeRlp([int(fields.nonce), int(1), int(100_000_000), fields.to ? `0x${fields.to}` : '0x', int(0), hexlify(fields.initOrData)]));

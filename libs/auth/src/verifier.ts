@@ -1,4 +1,4 @@
-// Access-token verification (CONVENTIONS.md "Authentication"): a bearer JWT
+// Access-token verification (docs/conventions.md "Authentication"): a bearer JWT
 // signed by the trusted issuer's keys, found through OpenID discovery. Works
 // with any standard provider; no provider-specific adapter.
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';

@@ -1,4 +1,4 @@
-// A private chain's genesis and its ID (ARCHITECTURE.md "Chains"): the ID is
+// A private chain's genesis and its ID (docs/architecture.md "Chains"): the ID is
 // Keccak-256 of the genesis's canonical text, written by the chains service
 // and checked again by every block service that starts the chain, so the two
 // must agree on the text byte for byte. Hashing stays with the callers

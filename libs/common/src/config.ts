@@ -1,4 +1,4 @@
-// Configuration: environment variables (CONVENTIONS.md "Running it"), parsed and
+// Configuration: environment variables (docs/conventions.md "Running it"), parsed and
 // validated once at a process's edge. A bad value stops the start with a
 // message naming the variable. Modules receive the parsed object, never
 // process.env.

@@ -1,4 +1,4 @@
-// Typed errors with stable codes (CONVENTIONS.md "Errors"). Every error that can
+// Typed errors with stable codes (docs/conventions.md "Errors (platform endpoints)"). Every error that can
 // reach a client is a PlatformError whose code is in this catalogue; the code
 // fixes the HTTP status, so a code means the same thing on every endpoint and
 // across the NATS wire. Codes are never reused: retire one by commenting it out.

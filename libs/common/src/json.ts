@@ -1,4 +1,4 @@
-// Lossless JSON for request bodies (CONVENTIONS.md "Requests"): a number that
+// Lossless JSON for request bodies (docs/conventions.md "Requests"): a number that
 // a JavaScript number cannot hold exactly (integers beyond 2^53, decimals with
 // many digits) is kept as its decimal text instead of being rounded.
 import { parse, isSafeNumber } from 'lossless-json';

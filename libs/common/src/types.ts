@@ -18,7 +18,7 @@ export const MAIN_CHAIN: ChainId = '';
 // Transactions
 
 /**
- * A signed, admitted transaction: the signed fields of CONVENTIONS.md "Raw
+ * A signed, admitted transaction: the signed fields of docs/conventions.md "Raw
  * transactions: the signed bytes", the signature, and what admission derived
  * (hash, sender). A creation has `to: null`; a transfer has `to` set, empty
  * `initOrData` and no `metadata.funcName`; anything else with `to` is a call.
@@ -247,7 +247,7 @@ export interface TxResult {
 }
 
 // ---------------------------------------------------------------------------
-// xabi (CONVENTIONS.md "Transactions": the platform's layout)
+// xabi (docs/conventions.md "Transactions": the platform's layout)
 
 export type XabiType =
   | { type: 'Int'; signed: boolean; bytes: number }
@@ -347,7 +347,7 @@ export interface ExecutionContext {
 }
 
 // ---------------------------------------------------------------------------
-// Genesis (ARCHITECTURE.md "Chains")
+// Genesis (docs/architecture.md "Chains")
 
 export interface ProtocolParams {
   /** with gas disabled: most interpreter steps a transaction may take */

@@ -3,7 +3,7 @@ import { addressOfHash, keccak256 } from './hash.js';
 import { addressToBytes, bytesToHex, hexToBytes } from './hex.js';
 import { encodeItem, integerItem, stripLeadingZeros, type RlpItem } from './rlp.js';
 
-/** The fields a raw transaction's signature covers (CONVENTIONS.md "Raw transactions"). */
+/** The fields a raw transaction's signature covers (docs/conventions.md "Raw transactions: the signed bytes"). */
 export interface UnsignedTxFields {
   nonce: bigint;
   gasPrice: bigint;

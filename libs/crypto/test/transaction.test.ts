@@ -2,7 +2,7 @@
 // (https://github.com/ethers-io/ethers.js, gitHead b48bfe34b11e059c4418718f9cad4e6cbe4c0680):
 // SigningKey#sign over our signing hash, Wallet#address, Transaction (a legacy
 // transaction without a chain id signs the same six-item list as our main-chain
-// form), encodeRlp/keccak256 to rebuild the lists of CONVENTIONS.md independently.
+// form), encodeRlp/keccak256 to rebuild the lists of docs/conventions.md independently.
 import { SigningKey, Transaction, Wallet, encodeRlp, getBytes, hexlify, keccak256 as ethersKeccak256, toBeArray, toUtf8Bytes } from 'ethers';
 import {
   bytesToHex,

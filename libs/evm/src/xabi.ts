@@ -1,5 +1,5 @@
 // The xabi of a solc-compiled contract, in the platform's layout
-// (CONVENTIONS.md "Transactions"), the same shape SolidVM gives: funcs and
+// (docs/conventions.md "Transactions"), the same shape SolidVM gives: funcs and
 // constr from the ABI (its `internalType`s name structs, enums, contracts),
 // and what the ABI does not say (modifiers, state variables, constants, struct
 // members, enum names, `using`) from solc's AST.

@@ -1,5 +1,5 @@
 // The certificate registry: SolidVM source of the system contracts deployed
-// at genesis at REGISTRY_ADDRESS (CONVENTIONS.md "Accounts and identity").
+// at genesis at REGISTRY_ADDRESS (docs/conventions.md "Accounts and identity").
 // Every registered certificate is its own `Certificate` contract, created by
 // the registry with `new`, so that cirrus indexes one row per certificate in
 // the `Certificate` table with the columns the spec names.

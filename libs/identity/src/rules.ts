@@ -2,7 +2,7 @@
 import type { UnsignedTxFields } from '@platform/crypto';
 import { CERTIFICATE_CONTRACT, REGISTRY_ADDRESS, REGISTRY_CONTRACT } from './registry-source.js';
 
-/** Names of the system contracts the genesis deploys: no upload may use them (CONVENTIONS.md). */
+/** Names of the system contracts the genesis deploys: no upload may use them (docs/conventions.md). */
 export const RESERVED_CONTRACT_NAMES: ReadonlySet<string> = new Set([CERTIFICATE_CONTRACT, REGISTRY_CONTRACT]);
 
 export function isReservedContractName(name: string | undefined | null): boolean {
@@ -26,7 +26,7 @@ export const REGISTRATION_GAS_LIMIT = 100_000_000n;
 /**
  * The transaction a node's CA sends to register a certificate it issued:
  * gas price 0 (no account pays for enrolment), signed in the form that
- * covers the metadata (CONVENTIONS.md "Raw transactions"), so the CA's
+ * covers the metadata (docs/conventions.md "Raw transactions: the signed bytes"), so the CA's
  * signature binds the certificate and can serve for nothing else.
  */
 export function registrationFields(certificate: string, nonce: bigint): UnsignedTxFields & { metadata: Record<string, string> } {

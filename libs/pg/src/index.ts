@@ -1,5 +1,5 @@
 // What every service that owns a PostgreSQL schema does the same way
-// (ARCHITECTURE.md "State and storage": each service its own schema, migrated
+// (docs/architecture.md "State and storage": each service its own schema, migrated
 // by that service at start): its pool, its transactions, its append-only
 // migrations under an advisory lock, and telling a database that is down (the
 // client should retry: 503) from a query that is wrong.

@@ -82,7 +82,7 @@ async function createTables(knex: Knex): Promise<void> {
       to_char(timestamp '2024-01-01' + i * interval '1 minute', 'YYYY-MM-DD HH24:MI:SS') || ' UTC', 'item ' || i,
       (i * 7919) % 10000, i % 3 <> 0, jsonb_build_object('n', i, 'tag', 'x' || (i % 5)), 'o' || (i % 50)
     FROM generate_series(1, ${ROWS}) AS i`);
-  // the indexes CONVENTIONS-style tables get: address, chain, block number
+  // the indexes cirrus's contract tables get: address, chain, block number
   await knex.raw('CREATE INDEX ON bench.t_item (chain_id)');
   await knex.raw('CREATE INDEX ON bench.t_item (block_number)');
   await knex.raw(`CREATE TABLE bench.t_owner (address text NOT NULL, chain_id text NOT NULL, name text, PRIMARY KEY (address, chain_id))`);

@@ -80,7 +80,7 @@ export interface CatalogueTable {
    */
   readonly chainColumn: string | null;
   readonly relations?: readonly CatalogueRelation[];
-  /** order when the request has no `order` (CONVENTIONS.md: contract tables by block_number then address) */
+  /** order when the request has no `order` (docs/conventions.md: contract tables by block_number then address) */
   readonly defaultOrder?: readonly OrderSpec[];
   /**
    * The chains this table has rows on, when the owner knows them: a caller who

@@ -2,7 +2,7 @@
 // client, and shapes the rows.
 //
 // Numbers: PostgREST returns numeric columns as JSON numbers with every digit
-// (CONVENTIONS.md "Cirrus"); pg hands numeric and bigint over as strings, and
+// (docs/conventions.md "Cirrus"); pg hands numeric and bigint over as strings, and
 // jsonb would be parsed with JSON.parse, rounding beyond 2^53. So numbers in
 // rows are lossless-json LosslessNumbers holding PostgreSQL's own text (`7.0`
 // stays `7.0`), jsonb and embedded resources are parsed with lossless-json,

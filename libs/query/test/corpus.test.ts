@@ -37,7 +37,7 @@ interface Case {
 const CORPUS: Case[] = [
   // no parameters: everything visible, in the default order
   { query: '', sql: items('TRUE') },
-  // numbers are parsed as numbers (CONVENTIONS.md: 7.0, 1e2, 007 match)
+  // numbers are parsed as numbers (docs/conventions.md: 7.0, 1e2, 007 match)
   { query: 'id=eq.3', sql: items('i.id = 3') },
   { query: 'id=eq.003', sql: items('i.id = 3') },
   { query: 'qty=eq.7', sql: items('i.qty = 7') },

@@ -377,7 +377,7 @@ export class FnScope {
     return this.cc.unit;
   }
 
-  // Declared mutability, checked at upload (CONVENTIONS.md: an upload fails on
+  // Declared mutability, checked at upload (docs/conventions.md: an upload fails on
   // pure/view violations, as solc rejects them). `constant` is the legacy view.
 
   /** The code reads the state or the environment (msg, block, tx, balances). */
@@ -393,7 +393,7 @@ export class FnScope {
     if (m === 'pure' || m === 'view' || m === 'constant') fail(node, `function ${fn!.name} is declared ${m === 'constant' ? 'view' : m} but ${what}`);
   }
 
-  /** An assignment to an immutable: only in a constructor or a state variable initialiser (CONVENTIONS.md). */
+  /** An assignment to an immutable: only in a constructor or a state variable initialiser (docs/conventions.md). */
   assignsImmutable(node: Node): void {
     const fn = this.fn;
     if (fn && !fn.node?.isConstructor && fn.node !== fn.owner?.ctor) fail(node, 'an immutable can only be assigned in the constructor');

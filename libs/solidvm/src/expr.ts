@@ -1191,7 +1191,7 @@ function blockMember(node: Node, name: string): CE {
       return { t: UINT256, ev: (f) => BigInt(f.x.ctx.block.timestamp) };
     case 'number':
       return { t: UINT256, ev: (f) => BigInt(f.x.ctx.block.number) };
-    // CONVENTIONS.md: block.coinbase is the zero address on this platform
+    // docs/conventions.md: block.coinbase is the zero address on this platform
     case 'coinbase':
       return constCE(ADDRESS, ZERO_ADDRESS);
     case 'difficulty':

@@ -61,7 +61,7 @@ export function fromUtf8(b: Uint8Array): string {
   return utf8Decoder.decode(b);
 }
 
-/** CONVENTIONS.md "Transactions": last 20 bytes of keccak(rlp([creator, nonce])). */
+/** docs/conventions.md "Transactions": last 20 bytes of keccak(rlp([creator, nonce])). */
 export function contractAddress(creator: string, nonce: bigint): string {
   return cryptoContractAddress(creator, nonce);
 }

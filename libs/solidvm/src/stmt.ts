@@ -330,7 +330,7 @@ function returnStmt(sc: FnScope, node: Node): Stmt {
   };
 }
 
-// SolidVM's named catch clauses for the failures it raises itself (CONVENTIONS.md:
+// SolidVM's named catch clauses for the failures it raises itself (docs/conventions.md:
 // `catch DivideByZero { }`), by the Panic code Solidity gives the same failure
 const BUILTIN_ERRORS: Record<string, bigint> = {
   DivideByZero: PANIC_DIV_ZERO,

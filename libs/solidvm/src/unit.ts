@@ -93,7 +93,7 @@ function tagFile(node: Node, file: string): void {
 export const SVM_MARK = '__solidvm_';
 
 /**
- * SolidVM's error handling beyond Solidity (CONVENTIONS.md): `try { … }
+ * SolidVM's error handling beyond Solidity (docs/conventions.md): `try { … }
  * catch DivideByZero { … } catch Err(uint a) { … }` and `throw Err(args)`.
  * The Solidity parser accepts none of it, so before parsing these forms are
  * rewritten, token by token, into Solidity the parser takes, with markers the

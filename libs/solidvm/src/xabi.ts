@@ -1,4 +1,4 @@
-// The xabi of a contract (CONVENTIONS.md "Transactions": the platform's layout).
+// The xabi of a contract (docs/conventions.md "Transactions": the platform's layout).
 import type { Xabi, XabiFunc, XabiType } from '@platform/common';
 import type { CFn, CompiledUnit } from './compiler.js';
 import { compilerFor } from './compiler.js';

@@ -1,4 +1,4 @@
-// `block.compile` (CONVENTIONS.md: `POST /bloc/v2.2/contracts/compile`, body
+// `block.compile` (docs/conventions.md: `POST /bloc/v2.2/contracts/compile`, body
 // `[{contractName?, source, vm?}]`, answer `[{contractName, codeHash}]`,
 // errors carrying the compiler's messages). It lives here because this
 // service already holds both compilers and their caches: an upload compiled

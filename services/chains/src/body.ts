@@ -120,7 +120,7 @@ function flag(v: unknown, field: string): boolean {
 const sameMember = (a: ChainMember, b: ChainMember) => a.orgName === b.orgName && (a.orgUnit ?? '') === (b.orgUnit ?? '') && (a.commonName ?? '') === (b.commonName ?? '');
 
 /**
- * The chain's genesis: the creator is a member (CONVENTIONS.md "Private
+ * The chain's genesis: the creator is a member (docs/conventions.md "Private
  * chains"), and `nonce` is 32 random bytes, so two chains created with the
  * same body get different IDs.
  */

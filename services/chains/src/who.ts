@@ -1,4 +1,4 @@
-// Who a user is, for membership (CONVENTIONS.md "Private chains": a member
+// Who a user is, for membership (docs/conventions.md "Private chains": a member
 // entry matches a user by the certificate): the registered certificate of
 // the user's vault key (organization, unit, common name), asked of the vault
 // and the block service. A user without a key or without a registered

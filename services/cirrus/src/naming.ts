@@ -1,4 +1,4 @@
-// API names of the indexed tables (CONVENTIONS.md "Cirrus"):
+// API names of the indexed tables (docs/conventions.md "Cirrus"):
 //
 //   <org>-<app>-<Contract>   a contract created by the user's application `app`
 //   <org>-<Contract>         a contract the user uploaded (the app is itself)

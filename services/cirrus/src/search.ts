@@ -197,7 +197,7 @@ class QueryCatalogue {
 
 /**
  * Enough of the chains a table's rows lie on to decide whether the caller
- * may know the table exists (CONVENTIONS.md "Cirrus": a table all of whose
+ * may know the table exists (docs/conventions.md "Cirrus": a table all of whose
  * rows lie on chains the caller cannot see is a 404): a visible chain with
  * rows if there is one, else another chain with rows, else nothing (an empty
  * table is no one's secret). Each look stops at the first row: for the main

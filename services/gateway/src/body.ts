@@ -1,4 +1,4 @@
-// Request bodies (CONVENTIONS.md "Requests"): JSON is parsed losslessly, so
+// Request bodies (docs/conventions.md "Requests"): JSON is parsed losslessly, so
 // integers beyond 2^53 keep every digit. An endpoint that takes no body (its
 // schema declares none) accepts and ignores any body of any content type — the
 // platform's client sends an empty form to some — so such bodies are not even

@@ -1,4 +1,4 @@
-// Every error leaves the gateway as the JSON error body of CONVENTIONS.md
+// Every error leaves the gateway as the JSON error body of docs/conventions.md
 // "Errors". Fastify's own errors (validation, body parsing, limits) are
 // mapped to the stable codes; anything unforeseen is INTERNAL, logged with the
 // request id that the client also receives, and never shows its cause.

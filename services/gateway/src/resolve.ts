@@ -1,6 +1,6 @@
 // `resolve=true`: waiting for transactions to reach a final status
-// (ARCHITECTURE.md step 5). One subscription to every completion notice serves
-// all waiting requests.
+// (docs/architecture.md "One transaction, end to end", step 5). One
+// subscription to every completion notice serves all waiting requests.
 //
 // A request's notice may arrive before the request knows its hashes (between
 // the submission's commit and its answer reaching this process). So from the

@@ -1,4 +1,4 @@
-// The development identity provider (CONVENTIONS.md "Authentication"): a real
+// The development identity provider (docs/conventions.md "Authentication"): a real
 // OpenID provider, so the platform's verifier talks to it exactly as it would
 // to Keycloak or any other issuer. It adds one thing no production provider
 // should have: a `password` grant that accepts any username and password.

@@ -1,4 +1,4 @@
-// Admission (ARCHITECTURE.md "One transaction, end to end", step 2): a request
+// Admission (docs/architecture.md "One transaction, end to end", step 2): a request
 // becomes signed transactions that are stored Pending with their outbox rows,
 // with their nonces, atomically; then they are published. Concurrent requests
 // of one account take consecutive nonces in turn, and a failure anywhere

@@ -1,4 +1,4 @@
-// Admission checks of the identity issue (CONVENTIONS.md "Accounts and
+// Admission checks of the identity issue (docs/conventions.md "Accounts and
 // identity"): IDENTITY_REQUIRED and the reserved system contract names.
 //
 // Whether an address has a valid registered certificate is the block

@@ -1,7 +1,7 @@
 // Results from this node's execution: a durable consumer of `exec.>` turns
 // each ExecResult (one block) into final results in ONE database transaction
-// that also records the stream sequence applied (ARCHITECTURE.md "Idempotent
-// consumers"), then publishes the block's `tx.done` notice, then acks.
+// that also records the stream sequence applied (docs/architecture.md "Invariants",
+// idempotent consumers), then publishes the block's `tx.done` notice, then acks.
 //
 // A redelivered message (sequence already applied) changes nothing, but its
 // notices are sent again: a crash between commit and notices must not leave a

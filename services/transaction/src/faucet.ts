@@ -1,7 +1,7 @@
 // The faucet's system account. Its key is the service's own (generated once,
 // kept in the `tx` schema, shared by every instance), not a vault user's: no
 // token's username can reach it. It is exempt from ACCOUNT_NONCE_LIMIT
-// (CONVENTIONS.md "Transactions"), and its balance comes from the genesis.
+// (docs/conventions.md "Transactions"), and its balance comes from the genesis.
 import type pg from 'pg';
 import { bytesToHex, generateKeyPair, hexToBytes, keyPairFromPrivateKey, sign, type KeyPair } from '@platform/crypto';
 import type { Draft } from './drafts.js';
@@ -9,7 +9,7 @@ import { DEFAULT_TX_PARAMS } from './drafts.js';
 import type { Signature } from './signed.js';
 import { metaValue } from './store.js';
 
-/** 2000 tokens of 18 decimals (CONVENTIONS.md "Amounts"). */
+/** 2000 tokens of 18 decimals (docs/conventions.md "Transactions", amounts). */
 export const FAUCET_AMOUNT = 2000n * 10n ** 18n;
 
 export interface Faucet {

@@ -1,6 +1,7 @@
 // Field parsers shared by every endpoint. Each names the field it refuses by
-// its path in the HTTP body (CONVENTIONS.md "Bad input": "a 4xx naming the
-// field"), in the message and in `details.field`, so a client can point at it.
+// its path in the HTTP body (docs/conventions.md "Errors (platform endpoints)":
+// bad input is "a 4xx naming the field"), in the message and in
+// `details.field`, so a client can point at it.
 import { PlatformError } from '@platform/common';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -82,7 +83,7 @@ export function chainId(value: unknown, field: string): string {
 
 /**
  * The chain of an item: its own `chainid` and the request's must agree when
- * both are given (CONVENTIONS.md "Transactions").
+ * both are given (docs/conventions.md "Transactions").
  */
 export function agreeingChain(requestChain: string | null | undefined, own: unknown, field: string): string {
   const fromRequest = requestChain === undefined || requestChain === null ? null : chainId(requestChain, 'chainid');

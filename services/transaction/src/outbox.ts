@@ -1,4 +1,4 @@
-// The outbox (ARCHITECTURE.md "Invariants"): an admitted transaction is
+// The outbox (docs/architecture.md "Invariants"): an admitted transaction is
 // committed to PostgreSQL unpublished, then published to `tx.admitted.<chain>`
 // with msgID = its hash, then marked published. A crash in between leaves the
 // row unpublished; it is published again, with the same msgID and the same

@@ -1,5 +1,5 @@
 // Raw (self-signed) transactions: the spec's body checked field by field, and
-// the signer recovered without guessing which list was signed (CONVENTIONS.md
+// the signer recovered without guessing which list was signed (docs/conventions.md
 // "Raw transactions: the signed bytes"): recovering from the wrong hash yields
 // some other valid-looking address, so the platform's form is the only one
 // tried when `address` is absent; the spec's literal seven-item list and the
@@ -62,7 +62,7 @@ function checkMetadata(draft: Draft): void {
   if (args !== undefined && args !== '') checkArgs(args);
 }
 
-/** Arguments that cannot parse are refused before execution (CONVENTIONS.md "Errors": 422). */
+/** Arguments that cannot parse are refused before execution (docs/conventions.md "Errors (platform endpoints)": 422). */
 function checkArgs(args: string): void {
   const text = args.trim();
   try {

@@ -1,5 +1,5 @@
 // A receipt of this node's execution → the spec's transaction result object
-// (spec "Transaction result object", CONVENTIONS.md "Transactions").
+// (spec "Transaction result object", docs/conventions.md "Transactions").
 import { transactionKind, type ExecResult, type Receipt, type Transaction, type TxResult, type TxResultData, type TxResultDetail } from '@platform/common';
 
 const utf8 = new TextDecoder();

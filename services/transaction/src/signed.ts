@@ -1,5 +1,5 @@
 // From signed fields to the Transaction that crosses the bus: the signing
-// hash (CONVENTIONS.md "Raw transactions: the signed bytes") and the
+// hash (docs/conventions.md "Raw transactions: the signed bytes") and the
 // transaction hash, which also covers the metadata, so two transactions that
 // differ only there never share a hash.
 import type { Transaction } from '@platform/common';

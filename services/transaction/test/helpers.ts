@@ -145,7 +145,7 @@ export async function admittedByHash(f: Fixture, hashes: string[]): Promise<Map<
 }
 
 // ---------------------------------------------------------------------------
-// ethers as the outside oracle of the signed bytes (CONVENTIONS.md "Raw transactions")
+// ethers as the outside oracle of the signed bytes (docs/conventions.md "Raw transactions: the signed bytes")
 
 export interface Fields {
   nonce: number | bigint;

@@ -1,7 +1,7 @@
 // The chains service's endpoints (services/chains): private chains'
 // creation, their records, and who may see them. Every answer about a chain
 // is already filtered by membership: a caller never learns of a private
-// chain it may not see (spec "Private chains"; CONVENTIONS.md "Private chains").
+// chain it may not see (spec "Private chains"; docs/conventions.md "Private chains").
 import type { ChainId, ChainMember, DecimalString, ProtocolParams } from '@platform/common';
 import { defineEndpoint } from '../rpc.js';
 import { SERVICE_NAMES } from '../subjects.js';

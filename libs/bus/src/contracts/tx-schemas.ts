@@ -1,7 +1,7 @@
 // JSON schemas (draft-07, as fastify's ajv reads them) of the HTTP bodies the
 // transaction endpoints take (services/transaction), for the gateway's routes: early 400s and the
 // OpenAPI document. They check shape only — the service re-checks every field
-// and names it — and never forbid extra fields (CONVENTIONS.md "Requests":
+// and names it — and never forbid extra fields (docs/conventions.md "Requests":
 // unknown fields are accepted and ignored). Query values are strings (the
 // gateway does not coerce types).
 

@@ -140,7 +140,7 @@ export interface NonceRecord {
  * server's max_payload requires. `stored` names the final transactions whose
  * result alone would not fit a message: read them with `TX.results`.
  * Subscribe first, then read the results once, so that a completion that
- * raced ahead is not missed (ARCHITECTURE.md step 5).
+ * raced ahead is not missed (docs/architecture.md "One transaction, end to end", step 5).
  */
 export interface TxDoneNotice {
   results: TxResult[];

@@ -2,7 +2,7 @@
 //   expr  := ["not."] ( "in." list | "is." trilean | op "." value )
 //   list  := "(" [element ("," element)*] ")"
 //   logic := ["not."] ("and" | "or") "(" (logic | field "." expr) ("," ...)* ")"
-// Values are where the quoting rules live (CONVENTIONS.md "Cirrus: PostgREST
+// Values are where the quoting rules live (docs/conventions.md "Cirrus: PostgREST
 // semantics that are easy to get wrong"):
 // - a plain filter's value is the rest of the parameter, verbatim: quotes,
 //   commas and parentheses are literal (`name=eq."a,b"` looks for `"a,b"`);

@@ -49,7 +49,7 @@ export function columnRef(scope: Scope, col: CatalogueColumn): Fragment {
   return sql`${scope.alias}.${ident(col.sql)}`;
 }
 
-/** Whether the caller may see any row of a table (CONVENTIONS.md "Cirrus", privacy). */
+/** Whether the caller may see any row of a table (docs/conventions.md "Cirrus", privacy). */
 export function tableVisible(ctx: PlanContext, table: CatalogueTable): boolean {
   if (table.chainColumn === null || table.chains === undefined) return true;
   return ctx.visibleChains.some((chain) => table.chains!.has(chain));

@@ -82,7 +82,7 @@ const hintOf = (r: CatalogueRelation): string | undefined => r.hint ?? r.on[0]?.
 /**
  * The relations of a table the caller may embed: an embed into tables none of
  * whose rows the caller may see reads like one that does not exist (the
- * privacy rule of CONVENTIONS.md "Cirrus"), so they are dropped before names,
+ * privacy rule of docs/conventions.md "Cirrus"), so they are dropped before names,
  * hints and ambiguity are looked at: neither message can reveal them.
  */
 function embeddable(ctx: PlanContext, table: CatalogueTable): Embeddable[] {

@@ -1,5 +1,5 @@
 // Filter values are parsed by the type of what they are compared with
-// (CONVENTIONS.md "Cirrus: PostgREST semantics that are easy to get wrong"):
+// (docs/conventions.md "Cirrus: PostgREST semantics that are easy to get wrong"):
 // PostgREST hands PostgreSQL an untyped literal and PostgreSQL parses it by the
 // column's type, answering 400 when it does not parse. Here the same rules are
 // applied before the query runs, so a value that passes is one PostgreSQL

@@ -27,7 +27,7 @@ export const cases: CorpusCase[] = [
   bad('string to uint', `function f(string memory s) public pure returns (uint) { return s; }`, 'not implicitly convertible'),
   bad('non-exact constant division', `function f() public pure returns (uint) { return 7 / 2; }`, 'invalid constant expression'),
   bad('error position', `\n\n  function f() public pure { return zz; }`, /^4:\d+: /),
-  // declared mutability (CONVENTIONS.md: an upload fails on pure/view violations)
+  // declared mutability (docs/conventions.md: an upload fails on pure/view violations)
   bad('pure function reads state', `uint x; function f() public pure returns (uint) { return x; }`, /^2:\d+: function f is declared pure but reads the state/),
   bad('pure function reads msg.sender', `function f() public pure returns (address) { return msg.sender; }`, 'declared pure but reads the state or the environment'),
   bad('pure function reads block.timestamp', `function f() public pure returns (uint) { return block.timestamp; }`, 'declared pure but reads'),

@@ -1,4 +1,4 @@
-// SolidVM's own features (CONVENTIONS.md "SolidVM: where it differs") and the
+// SolidVM's own features (docs/conventions.md "SolidVM: where it differs") and the
 // decisions recorded there. Most are not standard Solidity; those that are
 // (the decisions keep Solidity 0.8's semantics) run on the EVM too.
 import { call, fails, sol, svm, type CorpusCase } from './types.js';

@@ -1,4 +1,4 @@
-// SolidVM's own types and built-ins (CONVENTIONS.md "SolidVM: where it
+// SolidVM's own types and built-ins (docs/conventions.md "SolidVM: where it
 // differs"): `account` with its chain forms, `decimal`, strings compared and
 // concatenated, parsing casts, `address.nonce`, legacy syntax. Not standard
 // Solidity: solc rejects these sources, so they run on SolidVM only.

@@ -28,7 +28,7 @@ export function hooksFor(state: WorldState, ctx: ExecutionContext): SolidVMHooks
 }
 
 /**
- * System contract names (the registry's) are reserved (CONVENTIONS.md): a
+ * System contract names (the registry's) are reserved (docs/conventions.md): a
  * transaction that creates a contract of such a name, directly or with `new`,
  * fails unless it is the registry's own call. Run inside a checkpoint so that
  * such a failure leaves nothing behind.

@@ -1,7 +1,7 @@
 // Chain information answered by the block service from this node's applied
 // state: the platform's account lookup (spec "chain information (eth/v1.2)",
-// CONVENTIONS.md "Accounts and identity") and contract compilation
-// (CONVENTIONS.md "Transactions": `POST /bloc/v2.2/contracts/compile`).
+// docs/conventions.md "Accounts and identity") and contract compilation
+// (docs/conventions.md "Transactions": `POST /bloc/v2.2/contracts/compile`).
 import type { FastifyInstance } from 'fastify';
 import { BLOCK, call, type AccountRecord, type CompileItem, type NatsConnection } from '@platform/bus';
 import { principalOf } from '../auth.js';

@@ -1,5 +1,5 @@
 // Accounts: the token's user's key in the vault (spec "Accounts"), and with
-// IDENTITY_AUTO_ENROLL its enrolment (CONVENTIONS.md "Accounts and
+// IDENTITY_AUTO_ENROLL its enrolment (docs/conventions.md "Accounts and
 // identity"): a certificate for the new key issued by the node's CA
 // (CN = username, O = the token's organization claim or NODE_ORG, OU from the
 // `organizationalUnit` claim), registered in the registry by a transaction of
