@@ -95,7 +95,7 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
   const rawSchema = {
     tags: ['transactions'],
     summary: 'Sends one transaction signed by the caller',
-    description: 'The signed fields, `r`, `s` and `v` (or `address`), and optional `metadata` (CONVENTIONS.md "Raw transactions: the signed bytes"). Answers one result object.',
+    description: 'The signed fields, `r`, `s` and `v` (or `address`), and optional `metadata` (the conventions, "Raw transactions: the signed bytes", docs/conventions.md in the repository). Answers one result object.',
     querystring: transactionQuerySchema,
     body: rawTransactionBodySchema,
     response: { 200: txResult, 400: errorResponse, 401: errorResponse, 422: errorResponse, 504: errorResponse },
