@@ -138,7 +138,7 @@ export interface NonceRecord {
  * results of one recorded block — one notice per block, not per transaction,
  * since every notice reaches every gateway — in as many notices as the
  * server's max_payload requires. `stored` names the final transactions whose
- * result alone would not fit a message: read them with `TX.resultsNode` (`tx.results.node`: the gateway asks for hashes its request was already shown).
+ * result alone would not fit a message: read them with `TX.nodeResults` (`tx.results.node`: the gateway asks for hashes its request was already shown).
  * Subscribe first, then read the results once, so that a completion that
  * raced ahead is not missed (docs/architecture.md "One transaction, end to end", step 5).
  */
