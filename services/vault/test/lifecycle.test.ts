@@ -120,14 +120,22 @@ describe('vault - lifecycle', () => {
     const run = (env: Record<string, string>) =>
       spawnSync(process.execPath, ['--import', 'tsx', MAIN], { cwd: REPO, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 30_000 });
 
-    test('without NATS_URL or DATABASE_URL it exits 1 naming the variable', () => {
+    test('without NATS_URL, NATS_CREDENTIALS or DATABASE_URL it exits 1 naming the variable', () => {
+      const seed = fixture.infra.busCredentials('vault').seed;
       const noNats = run({ DATABASE_URL: 'postgres://127.0.0.1:1/x' });
       expect(noNats.status).toBe(1);
       expect(noNats.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^vault: NATS_URL is required/)]);
-      const noDb = run({ NATS_URL: 'nats://127.0.0.1:1' });
+      // the bus admits no connection without credentials: a vault without its own refuses to start
+      const noCredentials = run({ NATS_URL: 'nats://127.0.0.1:1', DATABASE_URL: 'postgres://127.0.0.1:1/x' });
+      expect(noCredentials.status).toBe(1);
+      expect(noCredentials.stderr).toMatch(/^vault: NATS_CREDENTIALS is required/);
+      const notASeed = run({ NATS_URL: 'nats://127.0.0.1:1', NATS_CREDENTIALS: join(fixture.infra.dataDir, 'no-such-file'), DATABASE_URL: 'postgres://127.0.0.1:1/x' });
+      expect(notASeed.status).toBe(1);
+      expect(notASeed.stderr).toMatch(/^vault: NATS_CREDENTIALS: cannot read the credentials file/);
+      const noDb = run({ NATS_URL: 'nats://127.0.0.1:1', NATS_CREDENTIALS: seed });
       expect(noDb.status).toBe(1);
       expect(noDb.stderr).toMatch(/^vault: DATABASE_URL is required/);
-      const bad = run({ NATS_URL: 'nats://127.0.0.1:1', DATABASE_URL: 'postgres://127.0.0.1:1/x', VAULT_PORT: 'many' });
+      const bad = run({ NATS_URL: 'nats://127.0.0.1:1', NATS_CREDENTIALS: seed, DATABASE_URL: 'postgres://127.0.0.1:1/x', VAULT_PORT: 'many' });
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/^vault: VAULT_PORT: /);
     });
@@ -136,7 +144,7 @@ describe('vault - lifecycle', () => {
       const databaseUrl = await fixture.database('vault_main');
       const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
         cwd: REPO,
-        env: { PATH: process.env.PATH ?? '', NATS_URL: fixture.natsUrl, DATABASE_URL: databaseUrl, VAULT_PORT: '0', DATA_DIR: join(fixture.infra.dataDir, 'main') },
+        env: { PATH: process.env.PATH ?? '', NATS_URL: fixture.natsUrl, NATS_CREDENTIALS: fixture.infra.busCredentials('vault').seed, DATABASE_URL: databaseUrl, VAULT_PORT: '0', DATA_DIR: join(fixture.infra.dataDir, 'main') },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
