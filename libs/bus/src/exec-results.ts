@@ -46,12 +46,13 @@ export async function publishExecResult(js: JetStreamClient, exec: { chainId: Ch
   const token = chainToken(exec.chainId);
   const data = new TextEncoder().encode(exec.json);
   const msgID = `${token}:${exec.height}`;
-  if (data.length <= maxPayload - HEADROOM) {
+  const fits = Math.max(Math.floor(maxPayload / 2), maxPayload - HEADROOM);
+  if (data.length <= fits) {
     await js.publish(SUBJECTS.exec.results(exec.chainId), data, { msgID });
     return 0;
   }
   // a part read back through the stream API travels base64-encoded in JSON: half the limit keeps it under
-  const partBytes = Math.max(1024, Math.floor((maxPayload - HEADROOM) / 2));
+  const partBytes = Math.max(1024, Math.floor(fits / 2));
   const subject = execPartSubject(exec.chainId, exec.height);
   const parts = Math.ceil(data.length / partBytes);
   for (let i = 0; i < parts; i++) {

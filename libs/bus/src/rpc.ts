@@ -117,7 +117,9 @@ class ReplyParts {
     logger: Logger,
   ) {
     this.subject = `${replyPartsPrefix(service)}.${randomBytes(8).toString('hex')}`;
-    this.limit = (nc.info?.max_payload ?? 1024 * 1024) - HEADROOM;
+    const max = nc.info?.max_payload ?? 1024 * 1024;
+    // (a server with a small limit: half of it, not less than nothing)
+    this.limit = Math.max(Math.floor(max / 2), max - HEADROOM);
     this.subscription = nc.subscribe(this.subject, {
       callback: (err, msg) => {
         if (err) {
