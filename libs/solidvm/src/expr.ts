@@ -26,7 +26,7 @@ import {
   type IntT,
   type SType,
 } from './types.js';
-import { fail, lookupType, parseNumberLiteral, resolveType, type ContractInfo, type Node } from './unit.js';
+import { fail, lookupType, parseNumberRational, ratOp, ratToDecimal, resolveType, type ContractInfo, type Node, type Rat } from './unit.js';
 import { AccountValue, DECIMAL_SCALE, ZERO_ADDRESS, codecOf, defaultValue, keyText } from './values.js';
 
 export interface LV {
@@ -62,10 +62,35 @@ export interface CE {
   imm?: boolean;
   strLit?: boolean;
   hexLit?: boolean;
+  /**
+   * the exact value of a literal constant expression that is not an integer
+   * (`1.5`, `15e-1`, `7 / 2`): Solidity's rational constant. Such an
+   * expression is typed decimal, cv its truncated value, but folds exactly
+   * with other literals, so `15e-1 * 2` is the integer literal 3.
+   */
+  rat?: Rat;
 }
 
 export function constCE(t: SType, v: unknown): CE {
   return { t, cv: v, ev: () => v };
+}
+
+/** A rational constant: the integer literal when it is whole, else a decimal constant that keeps its exact value. */
+function ratCE(r: Rat): CE {
+  if (r.d === 1n) return constCE(LIT, r.n);
+  const v = ratToDecimal(r);
+  return { t: DECIMAL, cv: v, rat: r, ev: () => v };
+}
+
+/** The exact value of a literal constant (an integer literal or a rational one). */
+function exactOf(ce: CE): Rat | undefined {
+  if (ce.rat) return ce.rat;
+  if (ce.t.k === 'lit') return { n: ce.cv as bigint, d: 1n };
+  return undefined;
+}
+
+function ratText(r: Rat): string {
+  return `${r.n} / ${r.d}`;
 }
 
 function err(node: Node, msg: string): never {
@@ -196,6 +221,7 @@ export function coerce(sc: FnScope, ce: CE, t: SType, node: Node): CE {
     node === null ? (() => { throw new Error('not convertible'); })() : err(node, `type ${typeName(from)} is not implicitly convertible to ${typeName(t)}`);
   switch (t.k) {
     case 'int':
+      if (ce.rat && node !== null) err(node, `rational constant ${ratText(ce.rat)} is not an integer: not implicitly convertible to ${typeName(t)}`);
       if (from.k === 'lit') {
         const v = ce.cv as bigint;
         if (!intFits(t, v)) return node === null ? bad() : err(node, `literal ${v} does not fit in ${typeName(t)}`);
@@ -204,7 +230,8 @@ export function coerce(sc: FnScope, ce: CE, t: SType, node: Node): CE {
       if (from.k === 'int' && intConvertible(from, t)) return { ...ce, t, lv: undefined };
       return bad();
     case 'decimal':
-      if (from.k === 'decimal') return ce;
+      // (a rational constant becomes a plain decimal: its exact value stays with the literal expression)
+      if (from.k === 'decimal') return ce.rat ? constCE(DECIMAL, ce.cv) : ce;
       if (from.k === 'lit') return constCE(DECIMAL, (ce.cv as bigint) * DECIMAL_SCALE);
       if (from.k === 'int') {
         const ev = ce.ev;
@@ -544,13 +571,13 @@ export function compileExpr(sc: FnScope, node: Node): CE {
         const a = node.number.slice(2).toLowerCase();
         return { t: ADDRESS, ev: () => a };
       }
-      let v: ReturnType<typeof parseNumberLiteral>;
+      let v: Rat;
       try {
-        v = parseNumberLiteral(node.number, node.subdenomination);
+        v = parseNumberRational(node.number, node.subdenomination);
       } catch (e: any) {
         return err(node, e.message);
       }
-      return typeof v === 'bigint' ? constCE(LIT, v) : constCE(DECIMAL, v.decimal);
+      return ratCE(v);
     }
     case 'BooleanLiteral':
       return constCE(BOOL, node.value);
@@ -695,11 +722,17 @@ function binary(sc: FnScope, node: Node): CE {
 }
 
 function binaryOn(sc: FnScope, op: string, L: CE, R: CE, node: Node): CE {
-  // exact arithmetic on literals
+  // exact arithmetic on literals; a fraction on the way is kept exactly (Solidity's rational constants)
   if (L.t.k === 'lit' && R.t.k === 'lit') {
     const v = litOp(op, L.cv as bigint, R.cv as bigint);
+    if (v !== undefined) return typeof v === 'boolean' ? constCE(BOOL, v) : constCE(LIT, v);
+  }
+  const lx = exactOf(L);
+  const rx = lx && exactOf(R);
+  if (lx && rx) {
+    const v = ratOp(op, lx, rx);
     if (v === undefined) err(node, `invalid constant expression`);
-    return typeof v === 'boolean' ? constCE(BOOL, v) : constCE(LIT, v);
+    return typeof v === 'boolean' ? constCE(BOOL, v) : ratCE(v);
   }
   if (L.t.k === 'decimal' && L.cv !== undefined && R.t.k === 'decimal' && R.cv !== undefined && op !== '/' && op !== '%') {
     const fn = op === '+' || op === '-' || op === '*' ? decimalOp(op) : compareOp(op, DECIMAL);
@@ -805,6 +838,7 @@ function unary(sc: FnScope, node: Node): CE {
     case '-': {
       if (E.t.k === 'lit') return constCE(LIT, -(E.cv as bigint));
       if (E.t.k === 'decimal') {
+        if (E.rat) return ratCE({ n: -E.rat.n, d: E.rat.d });
         if (E.cv !== undefined) return constCE(DECIMAL, -(E.cv as bigint));
         const a = E.ev;
         return { t: DECIMAL, ev: (f) => -a(f) };

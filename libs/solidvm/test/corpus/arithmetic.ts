@@ -179,6 +179,24 @@ export const cases: CorpusCase[] = [
   sol('compound assignment evaluates its target once', `uint[] xs; uint i; function next() internal returns (uint) { return i++; } function f() public returns (uint, uint, uint) { xs.push(1); xs.push(1); xs[next()] += 5; return (xs[0], xs[1], i); }`, [call('f', [], ['6', '1', '1'])]),
   sol('modulo and division of negative literals', `function f() public pure returns (int, int, int) { int a = -7; return (a % 3, a / 3, -a % -3); }`, [call('f', [], ['-1', '-2', '1'])]),
   sol('bitwise not of small signed and unsigned types', `function f(int8 a, uint16 b) public pure returns (int8, uint16) { return (~a, ~b); }`, [call('f', [0, 0], ['-1', '65535']), call('f', [-128, 65535], ['127', '0'])]),
+  // Rational constants and scientific literals (issue 23 §5). Solidity docs,
+  // "Types › Rational and Integer Literals": "Scientific notation in the form
+  // of 2e10 is also supported … MeE is equivalent to M * 10**E"; "Number
+  // literal expressions retain arbitrary precision until they are converted
+  // to a non-literal type … (2**800 + 1) - 2**800 results in the constant 1
+  // … .5 * 8 results in the integer 4"; "Units and Globally Available
+  // Variables › Ether Units": "2 ether == 2000 finney" style equalities.
+  sol('rational constants: fractions inside a literal expression are exact', `function f() public pure returns (uint, uint, uint, int, uint, uint) { return (15e-1 * 2, 7 / 2 * 2, (1 / 3) * 3 + 1, -15e-1 * 4, .5 * 8, 2.5 ether); }`, [
+    call('f', [], ['3', '7', '2', '-6', '4', '2500000000000000000']),
+  ]),
+  sol('scientific literals', `function f() public pure returns (uint, uint, uint, uint, uint8, uint) { return (2.5e3, 1e-3 * 1e3, 1E18, 125e-2 * 4, 2e2, 1e77); }
+     function g() public pure returns (bool, bool, bool, bool) { return (1e18 == 1 ether, 1 ether == 1e9 gwei, (2e-1 + 3e-1) * 2 == 1, 1 days == 864e2); }`, [
+    call('f', [], ['2500', '1', '1000000000000000000', '5', '200', '1' + '0'.repeat(77)]),
+    call('g', [], ['true', 'true', 'true', 'true']),
+  ]),
+  sol('rational constants: comparisons, remainders, constants and array lengths', `uint constant HALF_DOZEN = 0.5 * 12; uint[15e-1 * 2] a; function f() public view returns (uint, uint, uint, bool, uint) { return (HALF_DOZEN, 5.5 % 2 * 2, 2 ** -1 * 4, (2 ** 100 + 1) - 2 ** 100 == 1, a.length); }`, [
+    call('f', [], ['6', '3', '2', 'true', '3']),
+  ]),
   sol('uint max plus one in unchecked and checked', `function f(bool u) public pure returns (uint r) { uint m = type(uint).max; if (u) { unchecked { r = m + 1; } } else r = m + 1; }`, [call('f', [true], '0'), fails('f', [false], 'arithmetic overflow')]),
   sol('exponent overflow of signed bases', `function f(int16 a, uint8 e) public pure returns (int16) { return a ** e; }`, [call('f', [-2, 15], '-32768'), fails('f', [2, 15]), call('f', [-1, 255], '-1'), fails('f', [-2, 16])]),
   sol('loop with a decrementing unsigned counter', `function f(uint n) public pure returns (uint s) { for (uint i = n; i > 0; i--) s += i; }`, [call('f', [4], '10'), call('f', [0], '0')]),

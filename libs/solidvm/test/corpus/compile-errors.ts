@@ -25,7 +25,11 @@ export const cases: CorpusCase[] = [
   bad('undeclared event', `function f() public { emit Nope(); }`, 'undeclared event Nope'),
   bad('storage pointer from memory', `struct P { uint a; } function f() public pure { P storage p = P(1); }`, 'storage pointer'),
   bad('string to uint', `function f(string memory s) public pure returns (uint) { return s; }`, 'not implicitly convertible'),
-  bad('non-exact constant division', `function f() public pure returns (uint) { return 7 / 2; }`, 'invalid constant expression'),
+  // Solidity docs, "Rational and Integer Literals": a fraction that is not an integer does not convert to an integer type
+  bad('non-exact constant division', `function f() public pure returns (uint) { return 7 / 2; }`, 'rational constant 7 / 2 is not an integer'),
+  bad('a rational constant that is not an integer', `function f() public pure { uint x = 15e-1 * 3; }`, 'rational constant 9 / 2 is not an integer'),
+  bad('a scientific literal too big for its type', `function f() public pure { uint8 x = 2.56e2; }`, 'literal 256 does not fit in uint8'),
+  bad('a fractional exponent', `function f() public pure returns (uint) { return 4 ** 0.5; }`, 'invalid constant expression'),
   bad('error position', `\n\n  function f() public pure { return zz; }`, /^4:\d+: /),
   // declared mutability (docs/conventions.md: an upload fails on pure/view violations)
   bad('pure function reads state', `uint x; function f() public pure returns (uint) { return x; }`, /^2:\d+: function f is declared pure but reads the state/),

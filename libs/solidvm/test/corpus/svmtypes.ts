@@ -38,6 +38,9 @@ export const cases: CorpusCase[] = [
   }),
 
   // --- decimal -------------------------------------------------------------------------
+  // docs/conventions.md, SolidVM: a literal constant expression is exact; one that is not an integer is a decimal (18 digits, truncated)
+  svm('decimal: a fractional constant expression is a decimal', `function f() public pure returns (decimal, decimal, decimal, decimal) { decimal d = 7 / 2; return (d, 1 / 3, 15e-1, 1.0 / 3.0 * 3.0); }
+     function g() public pure returns (bool, bool, bool) { return (1.5 < 2, 2e-1 + 3e-1 == 0.5, 5.5 % 2 == 1.5); }`, [call('f', [], ['3.5', '0.333333333333333333', '1.5', '1.0']), call('g', [], ['true', 'true', 'true'])]),
   svm('decimal: comparisons', `function f(decimal a, decimal b) public pure returns (bool, bool, bool) { return (a < b, a == b, a >= b); }`, [call('f', ['1.5', '1.50'], ['false', 'true', 'true']), call('f', ['0.1', '0.2'], ['true', 'false', 'false'])]),
   svm('decimal: negative values and subtraction', `function f(decimal a, decimal b) public pure returns (decimal) { return a - b; }`, [call('f', ['1.25', '2.5'], '-1.25')]),
   svm('decimal: division by zero fails', `function f(decimal a, decimal b) public pure returns (decimal) { return a / b; }`, [call('f', ['1', '8'], '0.125'), fails('f', ['1', '0'], 'division by zero')]),
