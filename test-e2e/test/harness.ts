@@ -1,10 +1,10 @@
 // A whole node for end-to-end tests, as `npm start` runs it, isolated: free
 // ports, a temporary data dir, and none of the caller's NATS_URL,
 // DATABASE_URL or OAUTH_DISCOVERY_URL unless the test passes them.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startNode, type RunningNode } from '@platform/launcher';
+import { freePort, removeDataDir, startNode, type RunningNode } from '@platform/launcher';
 
 export interface TestNode extends RunningNode {
   /** every log line of every process, `name | line` */
@@ -36,7 +36,7 @@ export async function startTestNode(env: Record<string, string> = {}, dataDir = 
     logs,
     async destroy(options = {}) {
       await node.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
       const violations = busViolations(logs);
       if (!options.busViolationsExpected && violations.length > 0) throw new Error(`the bus refused subjects the node needs:\n${violations.slice(0, 10).join('\n')}`);
     },

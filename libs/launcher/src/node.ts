@@ -2,14 +2,14 @@
 // NATS_URL / DATABASE_URL name existing ones), the development identity
 // provider (unless OAUTH_DISCOVERY_URL names one), and every service as its
 // own supervised process. Used by `npm start` and by the end-to-end tests.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { credentialsFile, ensureBusCredentials, natsAuthorization, type BusCredentials, type BusUser } from '@platform/bus';
 import { loadConfig, type NodeConfig } from '@platform/common';
 import { ensureMainGenesis } from './genesis.js';
 import { startNats, type RunningNats } from './nats.js';
-import { startPostgres, type RunningPostgres } from './postgres.js';
+import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
 import { waitForPort } from './ports.js';
 import { supervise, type Supervised } from './supervisor.js';
 
@@ -20,7 +20,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface NodeOptions {
   env: Record<string, string | undefined>;
-  /** remove the data dir first */
+  /** remove the data dir first, and the PostgreSQL cluster it records elsewhere */
   reset?: boolean;
   /** cirrus drops its read model and rebuilds it from the execution results (its first start only: a restart after a crash resumes the rebuild) */
   reindex?: boolean;
@@ -52,7 +52,7 @@ export interface RunningNode {
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const config = loadConfig(options.env);
   const dataDir = resolve(config.dataDir);
-  if (options.reset) rmSync(dataDir, { recursive: true, force: true });
+  if (options.reset) removeDataDir(dataDir);
   mkdirSync(dataDir, { recursive: true });
   // before any service: the block service reads the genesis, the transaction
   // service signs the faucet's transfers with the key the genesis funds

