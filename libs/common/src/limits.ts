@@ -29,6 +29,15 @@ export interface ExecutionLimits {
    * the limit of string and array lengths.
    */
   maxMemoryBytes: number;
+  /**
+   * SolidVM: bytes a transaction allocates in memory over its whole run —
+   * every new array (32 bytes an element), bytes value and string it makes,
+   * counted when made, never given back. maxMemoryBytes bounds one value; a
+   * loop making many of them (4,096 arrays of 65,536 elements took a minute
+   * and gigabytes for a few thousand steps) is bounded by this. Counting what
+   * was made rather than what is live keeps the count the same on every node.
+   */
+  maxAllocatedBytes: number;
 }
 
 /**
@@ -44,6 +53,7 @@ export const DEFAULT_LIMITS: ExecutionLimits = {
   maxEventBytes: 1_048_576,
   maxReturnBytes: 1_048_576,
   maxMemoryBytes: 2_097_152,
+  maxAllocatedBytes: 67_108_864,
 };
 
 export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as Array<keyof ExecutionLimits>;
@@ -82,6 +92,7 @@ export function limitMessage(name: keyof ExecutionLimits, limits: ExecutionLimit
     maxEventBytes: "the transaction's events are larger than the chain allows",
     maxReturnBytes: 'the transaction returns more data than the chain allows',
     maxMemoryBytes: 'the transaction needs more VM memory than the chain allows',
+    maxAllocatedBytes: 'the transaction allocates more VM memory over its run than the chain allows',
   };
   return `limit exceeded: ${what[name]} (protocol limit ${name} = ${limits[name]})`;
 }

@@ -66,6 +66,8 @@ export class Exec {
   private lastWritten: { addr: string; lens: Map<string, number> } | null = null;
   /** the events' names and argument texts so far, in UTF-16 units (a lower bound of their bytes, as above) */
   private eventUnits = 0;
+  /** memory made so far (maxAllocatedBytes) */
+  private allocated = 0;
 
   constructor(
     readonly state: WorldState,
@@ -182,22 +184,32 @@ export class Exec {
     if (this.eventUnits > this.limits.maxEventBytes) this.exceeded('maxEventBytes');
   }
 
-  /** A string about to exist in memory: at most maxMemoryBytes of UTF-8. */
+  /** A string about to exist in memory: at most maxMemoryBytes of UTF-8, and its UTF-16 units counted against maxAllocatedBytes. */
   memString(s: string): string {
     // a UTF-16 unit is at most 3 bytes of UTF-8: most strings need no count
     if (s.length * 3 > this.limits.maxMemoryBytes && utf8Length(s) > this.limits.maxMemoryBytes) this.exceeded('maxMemoryBytes');
+    this.allocate(s.length);
     return s;
   }
 
   memBytes(b: Uint8Array): Uint8Array {
     if (b.length > this.limits.maxMemoryBytes) this.exceeded('maxMemoryBytes');
+    this.allocate(b.length);
     return b;
   }
 
   /** Before allocating a memory value of `bytes` (a new array: 32 an element; new bytes/string: its length). */
   memAlloc(bytes: bigint): number {
     if (bytes > BigInt(this.limits.maxMemoryBytes)) this.exceeded('maxMemoryBytes');
-    return Number(bytes);
+    const n = Number(bytes);
+    this.allocate(n);
+    return n;
+  }
+
+  /** Counts memory the transaction makes against maxAllocatedBytes (JavaScript string lengths: the same on every engine). */
+  private allocate(bytes: number): void {
+    this.allocated += bytes;
+    if (this.allocated > this.limits.maxAllocatedBytes) this.exceeded('maxAllocatedBytes');
   }
 }
 

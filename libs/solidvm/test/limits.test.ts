@@ -113,6 +113,27 @@ contract M {
     expect(c.call(m, 'fits').returnValues).toEqual(['65536']);
   });
 
+  it('memory made over a whole transaction stops at maxAllocatedBytes: a loop of allocations each under maxMemoryBytes fails fast, ordinary temporaries pass', () => {
+    const src = `
+contract A {
+  uint public kept;
+  // 4,096 arrays of 65,536 elements: a few thousand steps, once a minute and gigabytes of the node's memory
+  function arrays() public { uint[][] memory keep = new uint[][](4096); for (uint i = 0; i < 4096; i++) keep[i] = new uint[](65536); kept = keep.length; }
+  function strings() public { string memory big = new string(1000000); string[] memory keep = new string[](1000); for (uint i = 0; i < 1000; i++) keep[i] = string.concat(big, "x"); kept = keep.length; }
+  function temporaries() public { for (uint i = 0; i < 1000; i++) { uint[] memory t = new uint[](100); t[0] = i; kept = t[0]; } }
+}`;
+    const c = chainWith();
+    const a = c.create(src, 'A').address!;
+    const message = limitMessage('maxAllocatedBytes', DEFAULT_LIMITS);
+    const started = Date.now();
+    expect(c.call(a, 'arrays')).toMatchObject({ ok: false, code: 'LIMIT', message });
+    expect(c.call(a, 'strings')).toMatchObject({ ok: false, code: 'LIMIT', message });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // 1,000 arrays of 100 elements: 3.2 MB made in all, far under the budget
+    expect(c.call(a, 'temporaries').message).toBe('Success!');
+    expect(c.read(a).kept).toBe('999');
+  });
+
   it('a genesis without limits gets the defaults', () => {
     const c = new Chain();
     c.ctx = makeCtx({ protocol: { stepLimit: 10_000_000, gasTableVersion: 1 } });
