@@ -29,8 +29,9 @@ export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
       const prefer = request.headers.prefer;
       const result = await call(nc, CIRRUS.search, { table: request.params.table, query, username, organization: org, ...(typeof prefer === 'string' ? { prefer } : {}) }, { requestId: request.id });
-      if (result.status === 416) throw new PlatformError('RANGE_NOT_SATISFIABLE', result.message ?? 'the requested range is not satisfiable', { contentRange: result.contentRange });
+      // PostgREST answers a 416 with `Content-Range: */<total>` too: the error handler keeps the header
       if (result.contentRange) reply.header('content-range', result.contentRange);
+      if (result.status === 416) throw new PlatformError('RANGE_NOT_SATISFIABLE', result.message ?? 'the requested range is not satisfiable', { contentRange: result.contentRange });
       return reply.status(result.status).type('application/json; charset=utf-8').send(result.rows);
     },
   );
