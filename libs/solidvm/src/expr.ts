@@ -690,7 +690,7 @@ function tuple(sc: FnScope, node: Node): CE {
 
 // --- operators -----------------------------------------------------------------
 
-const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '|=', '&=', '^=', '<<=', '>>=']);
+const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '|=', '&=', '^=', '<<=', '>>=', '>>>=']);
 
 function commonType(sc: FnScope, a: CE, b: CE, node: Node): SType {
   const at = a.t;
@@ -729,7 +729,8 @@ function binaryOn(sc: FnScope, op: string, L: CE, R: CE, node: Node): CE {
   }
   const lx = exactOf(L);
   const rx = lx && exactOf(R);
-  if (lx && rx) {
+  // (`>>>` has no constant value: it needs the width of a type, int256 or uint256 below)
+  if (lx && rx && op !== '>>>') {
     const v = ratOp(op, lx, rx);
     if (v === undefined) err(node, `invalid constant expression`);
     return typeof v === 'boolean' ? constCE(BOOL, v) : ratCE(v);
@@ -756,7 +757,7 @@ function binaryOn(sc: FnScope, op: string, L: CE, R: CE, node: Node): CE {
     }
     err(node, `operator ${op} is not defined for strings`);
   }
-  if (op === '<<' || op === '>>' || op === '**') {
+  if (op === '<<' || op === '>>' || op === '>>>' || op === '**') {
     let lt = L.t;
     // a literal base or shifted value is uint256 (int256 when negative), as in Solidity >= 0.7
     if (lt.k === 'lit') lt = (L.cv as bigint) < 0n ? INT256 : UINT256;
@@ -767,7 +768,7 @@ function binaryOn(sc: FnScope, op: string, L: CE, R: CE, node: Node): CE {
     const b = rce.ev;
     let fn: BinFn;
     if (lt.k === 'int') fn = intOp(op, lt, sc.unchecked);
-    else if (lt.k === 'fbytes' && op !== '**') fn = fbytesOp(op, lt.n);
+    else if (lt.k === 'fbytes' && op !== '**') fn = fbytesOp(op === '>>>' ? '>>' : op, lt.n);
     else if (lt.k === 'decimal' && op === '**') fn = (x: bigint, e: bigint) => {
       let r = DECIMAL_SCALE;
       for (let i = 0n; i < e; i++) r = (r * x) / DECIMAL_SCALE;
@@ -998,7 +999,7 @@ function assignment(sc: FnScope, node: Node): CE {
   const opCE = binaryOn(sc, bop, cur, R, node);
   const res = coerce(sc, opCE, L.t, node);
   // re-specialise without the placeholder: op(old, rhs)
-  const rhs = bop === '<<' || bop === '>>' || bop === '**' ? (R.t.k === 'lit' ? coerce(sc, R, UINT256, node) : R) : L.t.k === 'string' ? stringish(sc, R, node) : coerce(sc, R, L.t, node);
+  const rhs = bop === '<<' || bop === '>>' || bop === '>>>' || bop === '**' ? (R.t.k === 'lit' ? coerce(sc, R, UINT256, node) : R) : L.t.k === 'string' ? stringish(sc, R, node) : coerce(sc, R, L.t, node);
   const fn = opFunction(sc, bop, L.t, node);
   void res;
   const rev = rhs.ev;
@@ -1011,7 +1012,7 @@ function opFunction(sc: FnScope, op: string, t: SType, node: Node): BinFn {
   if (t.k === 'string' && op === '+') return (a, b) => a + b;
   if (t.k === 'int') return intOp(op, t, sc.unchecked);
   if (t.k === 'decimal') return decimalOp(op);
-  if (t.k === 'fbytes') return fbytesOp(op, t.n);
+  if (t.k === 'fbytes') return fbytesOp(op === '>>>' ? '>>' : op, t.n);
   return err(node, `operator ${op}= is not defined for ${typeName(t)}`);
 }
 

@@ -118,6 +118,11 @@ export function intOp(op: string, t: IntT, unchecked: boolean): BinFn {
       return (a: bigint, b: bigint) => (b >= BigInt(t.bits) ? 0n : wrapInt(t, a << b));
     case '>>':
       return (a, b) => (b >= BigInt(t.bits) ? (a < 0n ? -1n : 0n) : a >> b);
+    // SolidVM's unsigned shift: the bits of the declared width shifted in zeros, read back in the type
+    case '>>>':
+      return t.signed
+        ? (a: bigint, b: bigint) => (b >= BigInt(t.bits) ? 0n : BigInt.asIntN(t.bits, BigInt.asUintN(t.bits, a) >> b))
+        : (a, b) => (b >= BigInt(t.bits) ? 0n : a >> b);
   }
   throw new Error(`no integer operator ${op}`);
 }

@@ -136,9 +136,58 @@ export function rewriteSolidVMErrors(src: string): string {
   return out;
 }
 
+/**
+ * SolidVM's unsigned shift `>>>` and `>>>=` (docs/conventions.md): the
+ * Solidity parser reads `>>>` as `>>` followed by `>`, so each is written
+ * `>> ` or `>>= ` (same length: positions are kept) and its offset
+ * returned; `markUnsignedShifts` gives the parsed operator back its name.
+ */
+export function rewriteUnsignedShifts(src: string): { src: string; at: number[] } {
+  if (!src.includes('>>>')) return { src, at: [] };
+  let toks: Array<{ value?: string; range?: [number, number] }>;
+  try {
+    toks = tokenize(src, { range: true }) as typeof toks;
+  } catch {
+    return { src, at: [] };
+  }
+  const at: number[] = [];
+  let out = src;
+  for (let i = 0; i + 1 < toks.length; i++) {
+    const t = toks[i];
+    const next = toks[i + 1];
+    if (t.value !== '>>' || !t.range || !next.range || next.range[0] !== t.range[1]) continue;
+    if (next.value === '>') out = out.slice(0, t.range[0]) + '>> ' + out.slice(next.range[1]);
+    else if (next.value === '>=') out = out.slice(0, t.range[0]) + '>>= ' + out.slice(next.range[1]);
+    else continue;
+    at.push(t.range[0]);
+    i++;
+  }
+  return { src: out, at };
+}
+
+/** Renames the `>>`/`>>=` operators found at the offsets `rewriteUnsignedShifts` returned to `>>>`/`>>>=`. */
+function markUnsignedShifts(node: any, at: Set<number>): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) markUnsignedShifts(n, at);
+    return;
+  }
+  if (node.type === 'BinaryOperation' && (node.operator === '>>' || node.operator === '>>=') && node.left?.range && node.right?.range) {
+    for (const o of at) {
+      if (o >= node.left.range[1] && o < node.right.range[0]) {
+        node.operator = node.operator === '>>' ? '>>>' : '>>>=';
+        break;
+      }
+    }
+  }
+  for (const k in node) if (k !== 'loc' && k !== 'range') markUnsignedShifts(node[k], at);
+}
+
 function parseFile(file: string, src: string): Node {
   try {
-    const ast = parse(rewriteSolidVMErrors(src), { loc: true, tolerant: false });
+    const shifts = rewriteUnsignedShifts(rewriteSolidVMErrors(src));
+    const ast = parse(shifts.src, { loc: true, range: shifts.at.length > 0, tolerant: false });
+    if (shifts.at.length) markUnsignedShifts(ast, new Set(shifts.at));
     tagFile(ast, file);
     return ast;
   } catch (err: any) {
@@ -297,6 +346,8 @@ function collectContract(
     switch (sub.type) {
       case 'StateVariableDeclaration':
         for (const v of sub.variables) {
+          // `account` is SolidVM's type and cast (docs/conventions.md): a state variable of that name would hide it
+          if (v.name === 'account') fail(v, '`account` is a reserved word in SolidVM: a state variable cannot be named account');
           declare(v, v.name);
           c.stateVars.push(v);
         }

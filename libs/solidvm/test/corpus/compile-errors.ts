@@ -30,6 +30,9 @@ export const cases: CorpusCase[] = [
   bad('a rational constant that is not an integer', `function f() public pure { uint x = 15e-1 * 3; }`, 'rational constant 9 / 2 is not an integer'),
   bad('a scientific literal too big for its type', `function f() public pure { uint8 x = 2.56e2; }`, 'literal 256 does not fit in uint8'),
   bad('a fractional exponent', `function f() public pure returns (uint) { return 4 ** 0.5; }`, 'invalid constant expression'),
+  // docs/conventions.md, SolidVM: `account` is a reserved word (solc accepts the name: SolidVM-only)
+  { ...bad('a state variable named account', `uint account; function f() public pure returns (uint) { return 1; }`, '`account` is a reserved word in SolidVM'), evm: 'SolidVM reserves account, solc does not' },
+  { ...bad('a public state variable named account', `address public account;`, /^2:\d+: `account` is a reserved word/), evm: 'SolidVM reserves account, solc does not' },
   bad('error position', `\n\n  function f() public pure { return zz; }`, /^4:\d+: /),
   // declared mutability (docs/conventions.md: an upload fails on pure/view violations)
   bad('pure function reads state', `uint x; function f() public pure returns (uint) { return x; }`, /^2:\d+: function f is declared pure but reads the state/),

@@ -104,6 +104,20 @@ export const cases: CorpusCase[] = [
   svm('legacy: local mappings', `function f() public returns (uint) { mapping(uint => uint) m; m[1] = 5; return m[1] + m[2]; }`, [call('f', [], '5')]),
   svm('legacy: a memory array that can push and pop', `function f() public pure returns (uint, uint) { uint[] memory a = new uint[](0); a.push(4); a.push(5); a.pop(); a.push(6); return (a.length, a[1]); }`, [call('f', [], ['2', '6'])]),
   svm('legacy: var with tuples', `function g() internal pure returns (uint, string memory) { return (2, "b"); } function f() public pure returns (uint, string memory) { var (n, s) = g(); return (n * 2, s); }`, [call('f', [], ['4', 'b'])]),
+  // `>>>`: SolidVM's unsigned shift (spec silent; docs/conventions.md, SolidVM: the bits of the declared width, zeros shifted in, read back in the type)
+  svm('>>>: an unsigned shift of signed integers', `function f(int8 a, uint8 n) public pure returns (int8, int8, int) { return (a >>> n, a >> n, int(a) >>> n); }
+     function g(uint16 a) public pure returns (uint16, string memory) { return (a >>> 4, "a>>>b"); }`, [
+    call('f', [-16, 2], ['60', '-4', (2n ** 254n - 4n).toString()]),
+    call('f', [-1, 1], ['127', '-1', (2n ** 255n - 1n).toString()]),
+    call('f', [16, 2], ['4', '4', '4']),
+    call('f', [-1, 8], ['0', '-1', (2n ** 248n - 1n).toString()]),
+    call('f', [-128, 255], ['0', '-1', '1']),
+    call('g', [0xfff0], ['4095', 'a>>>b']),
+  ]),
+  svm('>>>=: compound unsigned shift, storage and locals; with literals', `int16 public s = -2; function f() public returns (int16, int, int) { s >>>= 1; int x = -1; x >>>= 255; return (s, x, -16 >>> 252); }`, [
+    call('f', [], ['32767', '1', '15']),
+    call('s', [], '32767'),
+  ]),
   svm('legacy: 1eN literals and old units', `function f() public pure returns (uint, uint) { return (1e3 * 1 szabo, 2 finney); }`, [call('f', [], ['1000000000000000', '2000000000000000'])]),
   svm('address.nonce of an account that sent nothing', `function f(address a) public view returns (uint) { return a.nonce; }`, [call('f', [BOB], '0')]),
   svm('tx.certificate and the identity of the sender', `function f() public view returns (string memory, bool) { return (tx.username, bytes(tx.certificate).length > 0); }`, [call('f', [], ['alice', 'true'])]),
