@@ -188,13 +188,13 @@ export class Exec {
   memString(s: string): string {
     // a UTF-16 unit is at most 3 bytes of UTF-8: most strings need no count
     if (s.length * 3 > this.limits.maxMemoryBytes && utf8Length(s) > this.limits.maxMemoryBytes) this.exceeded('maxMemoryBytes');
-    this.allocate(s.length);
+    this.countAllocation(s.length);
     return s;
   }
 
   memBytes(b: Uint8Array): Uint8Array {
     if (b.length > this.limits.maxMemoryBytes) this.exceeded('maxMemoryBytes');
-    this.allocate(b.length);
+    this.countAllocation(b.length);
     return b;
   }
 
@@ -202,12 +202,12 @@ export class Exec {
   memAlloc(bytes: bigint): number {
     if (bytes > BigInt(this.limits.maxMemoryBytes)) this.exceeded('maxMemoryBytes');
     const n = Number(bytes);
-    this.allocate(n);
+    this.countAllocation(n);
     return n;
   }
 
   /** Counts memory the transaction makes against maxAllocatedBytes (JavaScript string lengths: the same on every engine). */
-  private allocate(bytes: number): void {
+  countAllocation(bytes: number): void {
     this.allocated += bytes;
     if (this.allocated > this.limits.maxAllocatedBytes) this.exceeded('maxAllocatedBytes');
   }
@@ -256,6 +256,8 @@ export function readDeep(x: Exec, addr: string, path: string, t: SType): unknown
       return t.fields.map((fd) => (fd.t.k === 'mapping' ? new Map() : readDeep(x, addr, `${path}.${fd.name}`, fd.t)));
     case 'array': {
       const n = t.len ?? Number(readLength(x, addr, path));
+      // a storage array grows over many transactions: copying it into memory, again and again in a loop, is memory made like any other
+      x.countAllocation(32 * n);
       const out = new Array(n);
       for (let i = 0; i < n; i++) out[i] = readDeep(x, addr, `${path}[${i}]`, t.elem);
       return out;

@@ -129,6 +129,10 @@ contract A {
     expect(c.call(a, 'arrays')).toMatchObject({ ok: false, code: 'LIMIT', message });
     expect(c.call(a, 'strings')).toMatchObject({ ok: false, code: 'LIMIT', message });
     expect(Date.now() - started).toBeLessThan(5_000);
+    // a storage array copied into memory over and over counts as memory made too
+    const copier = c.create(`contract C { uint[] items; constructor() { for (uint i = 0; i < 20000; i++) items.push(i); } function copies() public returns (uint) { uint n = 0; for (uint i = 0; i < 200; i++) { uint[] memory m = items; n += m.length; } return n; } function once() public returns (uint) { uint[] memory m = items; return m.length; } }`, 'C').address!;
+    expect(c.call(copier, 'copies')).toMatchObject({ ok: false, code: 'LIMIT', message });
+    expect(c.call(copier, 'once').returnValues).toEqual(['20000']);
     // 1,000 arrays of 100 elements: 3.2 MB made in all, far under the budget
     expect(c.call(a, 'temporaries').message).toBe('Success!');
     expect(c.read(a).kept).toBe('999');
