@@ -4,7 +4,7 @@
 import { abiDecode, abiEncode, abiEncodePacked, selectorOf } from './abi.js';
 import { compilerFor, interfaceOf, invoke, type CFn, type ContractRt } from './compiler.js';
 import type { FnScope } from './compiler.js';
-import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_POP_EMPTY, VmFailure, panic, revertBare, revertWith } from './errors.js';
+import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_INTERNAL_FN, PANIC_POP_EMPTY, VmFailure, panic, revertBare, revertWith } from './errors.js';
 import {
   coerce,
   concrete,
@@ -138,6 +138,38 @@ export function internalCall(sc: FnScope, fn: CFn, args: CE[], node: Node, bound
   return callResult(fn, ev);
 }
 
+/**
+ * An internal function used as a value (Solidity's internal function types):
+ * the value is the compiled function, resolved at compile time (virtual
+ * functions to the most derived override, as a direct call would be).
+ */
+export function functionValue(sc: FnScope, fns: CFn[], node: Node): CE {
+  if (fns.length > 1) err(node, `${fns[0].name} is overloaded: an overloaded function cannot be used as a value`);
+  const fn = fns[0];
+  if (fn.visibility === 'external') err(node, `external function ${fn.name} cannot be used as an internal function value`);
+  if (fn.visibility === 'private' && sc.owner && fn.owner && fn.owner !== sc.owner && fn.owner.kind !== 'library') err(node, `private function ${fn.name} of ${fn.owner.name} is not visible here`);
+  if ([...fn.params, ...fn.returns].some((p) => p.storage && !isValueType(p.t))) err(node, `function ${fn.name} takes or returns a storage reference: it cannot be used as a value`);
+  const t: SType = { k: 'function', params: fn.params.map((p) => p.t), returns: fn.returns.map((p) => p.t), mutability: fn.mutability === 'constant' ? 'view' : fn.mutability };
+  return { t, ev: () => fn };
+}
+
+/** A call through a value of an internal function type; a value never assigned panics (0x51), as in Solidity. */
+function pointerCall(sc: FnScope, P: CE, argNodes: Node[], names: string[], node: Node): CE {
+  const t = P.t as Extract<SType, { k: 'function' }>;
+  if (names.length) err(node, 'named arguments cannot be used in a call through a function value');
+  if (argNodes.length !== t.params.length) err(node, `the function takes ${t.params.length} arguments, ${argNodes.length} given`);
+  const evs = argNodes.map((a, i) => toMemoryValue(sc, coerce(sc, compileExpr(sc, a), t.params[i], a), t.params[i]).ev);
+  sc.calls(node, { name: 'a function value', mutability: t.mutability });
+  const pev = P.ev;
+  const ev = (f: Frame): unknown => {
+    const fn = pev(f) as CFn | undefined;
+    if (fn === undefined) panic(PANIC_INTERNAL_FN);
+    return invoke(fn, f.x, f.self, f.sender, f.value, f.rt as ContractRt, evs.map((e) => e(f)));
+  };
+  const rt: SType = t.returns.length === 0 ? VOID : t.returns.length === 1 ? t.returns[0] : { k: 'tuple', items: t.returns };
+  return { t: rt, ev };
+}
+
 interface CallOpts {
   value?: Node;
   salt?: Node;
@@ -169,6 +201,8 @@ export function compileCall(sc: FnScope, node: Node): CE {
     case 'ArrayTypeName':
       return err(callee, 'array types cannot be called');
     default: {
+      const P = compileExpr(sc, callee);
+      if (P.t.k === 'function') return pointerCall(sc, P, argNodes, names, node);
       return err(callee, 'expression is not callable');
     }
   }
@@ -181,7 +215,8 @@ function compileArgs(sc: FnScope, nodes: Node[]): CE[] {
 function identifierCall(sc: FnScope, name: string, argNodes: Node[], names: string[], node: Node): CE {
   if (!isFree(sc, name)) {
     const l = sc.lookup(name);
-    return err(node, `${name} is not a function${l ? '' : ''}`);
+    if (l?.t.k === 'function') return pointerCall(sc, compileExpr(sc, node.expression), argNodes, names, node);
+    return err(node, `${name} is not a function`);
   }
   const fns = sc.cc.fnTable.get(name);
   if (fns) {
@@ -567,6 +602,7 @@ function memberCall(sc: FnScope, callee: Node, argNodes: Node[], names: string[]
     return internalCall(sc, fn, ordered, node);
   }
   if (t.k === 'contract') return err(callee, `contract ${t.name} has no function ${m}`);
+  if (t.k === 'struct' && t.fields[t.index.get(m) ?? -1]?.t.k === 'function') return pointerCall(sc, compileExpr(sc, callee), argNodes, names, node);
   return err(callee, `type ${typeName(t)} has no function ${m}`);
 }
 

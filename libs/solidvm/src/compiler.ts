@@ -7,7 +7,7 @@ import { compileExpr, coerce, toMemoryValue, type CE } from './expr.js';
 import { compileBlock } from './stmt.js';
 import { Frame, MAX_CALL_DEPTH, readDeep, readLength, writeDeep, type Exec } from './runtime.js';
 import { PANIC_INDEX, VmFailure, panic } from './errors.js';
-import { UINT256, isValueType, typeName, type SType } from './types.js';
+import { UINT256, containsFunction, isValueType, typeName, type SType } from './types.js';
 import { codecOf, defaultValue, keyText } from './values.js';
 import { fail, resolveType, type ContractInfo, type Node, type Unit } from './unit.js';
 
@@ -128,6 +128,8 @@ export class ContractCompiler {
           node: v,
           owner: c,
         };
+        // storage holds text by path: a function value has no stored form (docs/conventions.md)
+        if (containsFunction(sv.t)) fail(v.typeName, 'internal function types cannot be stored: state variables of function types are not supported');
         this.vars.set(v.name, sv);
         if (!sv.constant) this.varList.push(sv);
       }
@@ -181,6 +183,11 @@ export class ContractCompiler {
       storage: p.storageLocation === 'storage',
     }));
     const name: string = node.isConstructor || (owner && node.name === owner.name) ? 'constructor' : node.name;
+    const visibility = owner?.kind === 'interface' ? 'external' : visibilityOf(node);
+    // solc: "Internal type is not allowed for public or external functions"
+    if ((visibility === 'public' || visibility === 'external') && owner?.kind !== 'library' && [...params, ...returns].some((p) => containsFunction(p.t))) {
+      fail(node, `internal function types are not allowed in the parameters or results of a ${visibility} function`);
+    }
     fn = {
       name,
       node,
@@ -189,7 +196,7 @@ export class ContractCompiler {
       params,
       returns,
       sig: `${name}(${params.map((p) => typeName(p.t)).join(',')})`,
-      visibility: owner?.kind === 'interface' ? 'external' : visibilityOf(node),
+      visibility,
       mutability: node.stateMutability ?? null,
       implemented: !!node.body,
       isGetter: false,

@@ -65,6 +65,7 @@ export const PANIC_DIV_ZERO = 0x12n;
 export const PANIC_ENUM = 0x21n;
 export const PANIC_POP_EMPTY = 0x31n;
 export const PANIC_INDEX = 0x32n;
+export const PANIC_INTERNAL_FN = 0x51n;
 
 const PANIC_MESSAGES: Record<string, string> = {
   '1': 'assertion failed',
@@ -73,6 +74,7 @@ const PANIC_MESSAGES: Record<string, string> = {
   '33': 'invalid enum value',
   '49': 'pop from an empty array',
   '50': 'array index out of bounds',
+  '81': 'call of an uninitialised function value',
 };
 
 export function panic(code: bigint): never {

@@ -1,7 +1,7 @@
 // Expressions → closures. Each expression is typed here, once; the closure
 // it becomes does only the work its static type requires.
 import { PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, VmFailure, panic, revertWith } from './errors.js';
-import { compileCall, findError } from './calls.js';
+import { compileCall, findError, functionValue } from './calls.js';
 import { selectorOf } from './abi.js';
 import { compilerFor, type FnScope, type Local, type StateVar } from './compiler.js';
 import { bytesToHex, hexToBytes, utf8 } from './hash.js';
@@ -281,6 +281,12 @@ export function coerce(sc: FnScope, ce: CE, t: SType, node: Node): CE {
       return from.k === 'enum' && from.name === t.name ? ce : bad();
     case 'struct':
       return from.k === 'struct' && from.name === t.name ? ce : bad();
+    case 'function': {
+      // same parameters and results; pure converts to view and non-payable, view to non-payable (Solidity's rule)
+      if (from.k !== 'function' || !sameType({ ...from, mutability: null }, { ...t, mutability: null })) return bad();
+      const ok = from.mutability === t.mutability || (t.mutability === null && from.mutability !== 'payable') || (t.mutability === 'view' && from.mutability === 'pure');
+      return ok ? { ...ce, t, lv: undefined } : bad();
+    }
     case 'mapping':
       return from.k === 'mapping' && sameType(from, t) ? ce : bad();
     case 'array': {
@@ -637,6 +643,8 @@ function identifier(sc: FnScope, node: Node): CE {
   }
   const fc = sc.unit.constants.get(name);
   if (fc) return fileConstant(sc, fc);
+  const fns = sc.cc.fnTable.get(name) ?? (sc.cc.K ? compilerFor(sc.cc.cu, null).fnTable.get(name) : undefined);
+  if (fns) return functionValue(sc, fns, node);
   switch (name) {
     case 'this':
       if (!sc.cc.K) err(node, '`this` outside a contract');

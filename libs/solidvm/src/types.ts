@@ -40,6 +40,14 @@ export interface TupleT {
   k: 'tuple';
   items: Array<SType | null>;
 }
+/** An internal function type, `function (uint) internal pure returns (uint)`: its value is a compiled function. */
+export interface FnT {
+  k: 'function';
+  params: SType[];
+  returns: SType[];
+  /** pure, view, payable, or null (non-payable) */
+  mutability: string | null;
+}
 export type SType =
   | IntT
   | { k: 'bool' }
@@ -55,6 +63,7 @@ export type SType =
   | ArrayT
   | MappingT
   | TupleT
+  | FnT
   /** an integer literal or constant expression of literals: exact, converts to any integer type it fits */
   | { k: 'lit' }
   | { k: 'void' };
@@ -157,6 +166,8 @@ export function typeName(t: SType): string {
       return `(${t.items.map((i) => (i ? typeName(i) : '')).join(',')})`;
     case 'lit':
       return 'int_const';
+    case 'function':
+      return `function (${t.params.map(typeName).join(',')})${t.mutability ? ' ' + t.mutability : ''}${t.returns.length ? ` returns (${t.returns.map(typeName).join(',')})` : ''}`;
     default:
       return t.k;
   }
@@ -181,9 +192,25 @@ export function sameType(a: SType, b: SType): boolean {
       return sameType(a.key, (b as MappingT).key) && sameType(a.value, (b as MappingT).value);
     case 'tuple':
       return false;
+    case 'function': {
+      const o = b as FnT;
+      const same = (x: SType[], y: SType[]) => x.length === y.length && x.every((t, i) => sameType(t, y[i]));
+      return a.mutability === o.mutability && same(a.params, o.params) && same(a.returns, o.returns);
+    }
     default:
       return true;
   }
+}
+
+/** True when a type holds an internal function type (which SolidVM keeps in memory only). */
+export function containsFunction(t: SType, seen = new Set<SType>()): boolean {
+  if (t.k === 'function') return true;
+  if (seen.has(t)) return false;
+  seen.add(t);
+  if (t.k === 'array') return containsFunction(t.elem, seen);
+  if (t.k === 'mapping') return containsFunction(t.value, seen);
+  if (t.k === 'struct') return t.fields.some((f) => containsFunction(f.t, seen));
+  return false;
 }
 
 /** True when a value of this type contains a mapping (cannot live in memory). */

@@ -476,8 +476,11 @@ export function resolveType(unit: Unit, scope: ContractInfo | null, node: Node):
     }
     case 'Mapping':
       return { k: 'mapping', key: resolveType(unit, scope, node.keyType), value: resolveType(unit, scope, node.valueType) };
-    case 'FunctionTypeName':
-      return fail(node, 'function types are not supported');
+    case 'FunctionTypeName': {
+      if (node.visibility === 'external') fail(node, 'external function types are not supported');
+      const list = (ps: Node[]) => ps.map((p: Node) => resolveType(unit, scope, p.typeName));
+      return { k: 'function', params: list(node.parameterTypes ?? []), returns: list(node.returnTypes ?? []), mutability: node.stateMutability ?? null };
+    }
     default:
       return fail(node, `unsupported type ${node.type}`);
   }

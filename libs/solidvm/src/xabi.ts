@@ -82,7 +82,10 @@ export function xabiOf(cu: CompiledUnit, contractName: string): Xabi {
   for (const b of [...c.linear].reverse()) {
     for (const [name, st] of b.structs) {
       const fields: Record<string, unknown> = {};
-      st.fields.forEach((f, i) => (fields[f.name] = { ...xabiType(f.t), index: i }));
+      // (a member of an internal function type is never in an argument or a result: it has no xabi type)
+      st.fields.forEach((f, i) => {
+        if (f.t.k !== 'function') fields[f.name] = { ...xabiType(f.t), index: i };
+      });
       types[name] = { type: 'Struct', fields };
     }
     for (const [name, en] of b.enums) types[name] = { type: 'Enum', names: en.members };

@@ -49,4 +49,53 @@ export const cases: CorpusCase[] = [
   sol('delete whole struct', `struct P { uint a; uint[] b; } P p; function f() public returns (uint, uint) { p.a = 1; p.b.push(1); delete p; return (p.a, p.b.length); }`, [call('f', [], ['0', '0'])]),
   sol('user defined value type', `type Price is uint128; function f(uint128 x) public pure returns (uint128) { Price p = Price.wrap(x); return Price.unwrap(p) + 1; }`, [call('f', [5], '6')]),
   sol('arguments by name', `function f(uint a, string memory b) public pure returns (string memory, uint) { return (b, a); }`, [call('f', { a: 1, b: 'z' }, ['z', '1'])]),
+
+  // Internal function types (issue 23 §5). Solidity docs, "Types › Function
+  // Types": "Function types are the types of functions. Variables of function
+  // type can be assigned from functions and function parameters of function
+  // type can be used to pass functions to and return functions from function
+  // calls"; "pure functions can be converted to view and non-payable
+  // functions"; "If a function type variable is not initialised, calling it
+  // results in a Panic error"; "Internal functions can only be called inside
+  // the current contract"; internal types are not allowed in public functions.
+  sol('function types: a function passed as a value and called', `function dbl(uint x) internal pure returns (uint) { return 2 * x; }
+     function sq(uint x) internal pure returns (uint) { return x * x; }
+     function map(uint[] memory a, function (uint) pure returns (uint) g) internal pure returns (uint[] memory r) { r = new uint[](a.length); for (uint i = 0; i < a.length; i++) r[i] = g(a[i]); }
+     function f(uint[] memory a, bool square) public pure returns (uint[] memory) { return map(a, square ? sq : dbl); }`, [
+    call('f', [[1, 2, 3], true], '["1","4","9"]'),
+    call('f', [[1, 2, 3], false], '["2","4","6"]'),
+  ]),
+  sol('function types: returned from a function, kept in a local, reassigned', `function add(uint a, uint b) internal pure returns (uint) { return a + b; }
+     function sub(uint a, uint b) internal pure returns (uint) { return a - b; }
+     function pick(bool p) internal pure returns (function (uint, uint) pure returns (uint)) { return p ? add : sub; }
+     function f(bool p, uint a, uint b) public pure returns (uint, uint) { function (uint, uint) pure returns (uint) op = pick(p); uint first = op(a, b); op = add; return (first, op(a, b)); }`, [
+    call('f', [true, 5, 3], ['8', '8']),
+    call('f', [false, 5, 3], ['2', '8']),
+    fails('f', [false, 1, 2], 'arithmetic overflow'),
+  ]),
+  sol('function types: a virtual function as a value is the most derived override', '', [call('get', [], '2')], {
+    src: `contract A { function v() internal view virtual returns (uint) { return 1; } function get() public view returns (uint) { function () view returns (uint) g = v; return g(); } }\ncontract C is A { function v() internal pure override returns (uint) { return 2; } }`,
+  }),
+  sol('function types: calling a value never assigned is a panic', `function f() public pure returns (uint) { function () pure returns (uint) g; return g(); }`, [fails('f', [], true, 'PANIC')]),
+  sol('function types: in structs and arrays, pure as view, a state-changing one, a free function', '', [call('f', [], ['42', '2', '7', '1'])], {
+    src: `function triple(uint x) pure returns (uint) { return 3 * x; }
+contract C {
+  struct Op { function (uint) pure returns (uint) fn; uint arg; }
+  uint n;
+  function inc(uint x) internal pure returns (uint) { return x + 1; }
+  function bump() internal returns (uint) { return ++n; }
+  function f() public returns (uint, uint, uint, uint) {
+    Op memory o = Op(inc, 41);
+    function (uint) pure returns (uint)[2] memory fs = [inc, triple];
+    function (uint) view returns (uint) v = inc;
+    function () returns (uint) b = bump;
+    return (o.fn(o.arg), fs[0](1), v(fs[1](2)) - 0, b());
+  }
+}`,
+  }),
+  { name: 'function types: not in a public function\'s parameters', body: `function f(function (uint) pure returns (uint) g) public pure returns (uint) { return g(1); }`, compileError: 'internal function types are not allowed in the parameters or results of a public function' },
+  { name: 'function types: a view function is not a pure function value', body: `uint n; function r() internal view returns (uint) { return n; } function f() public view returns (uint) { function () pure returns (uint) g = r; return g(); }`, compileError: 'not implicitly convertible' },
+  { name: 'function types: an overloaded function is not a value', body: `function g(uint a) internal pure returns (uint) { return a; } function g(bool) internal pure returns (uint) { return 0; } function f() public pure returns (uint) { function (uint) pure returns (uint) h = g; return h(1); }`, compileError: 'overloaded' },
+  { name: 'function types: not in storage', body: `function (uint) internal pure returns (uint) op; function f() public pure returns (uint) { return 1; }`, compileError: 'internal function types cannot be stored', evm: 'SolidVM keeps function values in memory only (docs/conventions.md)' },
+  { name: 'function types: external function types', body: `function f(function (uint) external returns (uint) g) internal pure { }`, compileError: 'external function types are not supported', evm: 'SolidVM has internal function types only (docs/conventions.md)' },
 ];
