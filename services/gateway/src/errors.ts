@@ -45,13 +45,49 @@ export function toHttpError(error: unknown): PlatformError {
   return new PlatformError('INTERNAL', 'internal error; report the request id', undefined, { cause: error });
 }
 
+/** A refused request's unread body is read and dropped up to this much, so that its client, still sending, reads the answer instead of a broken pipe. */
+const DRAIN_MAX_BYTES = 32 * 1024 * 1024;
+const DRAIN_MAX_MS = 5_000;
+
+/**
+ * Reads and drops the rest of a request body the gateway refused. Answering
+ * while the client still sends makes Node close the connection under it, and
+ * most clients then report the write's EPIPE, not the answer. A body larger
+ * than DRAIN_MAX_BYTES, or slower than DRAIN_MAX_MS, is cut off as before.
+ */
+function drainRefusedBody(request: FastifyRequest): Promise<void> {
+  const raw = request.raw;
+  if (raw.readableEnded || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.off('data', count);
+      raw.off('end', done);
+      raw.off('error', done);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DRAIN_MAX_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_MAX_MS);
+    raw.on('data', count);
+    raw.once('end', done);
+    raw.once('error', done);
+    raw.resume();
+  });
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     let platformError = toHttpError(error);
     if (platformError.code === 'BODY_TOO_LARGE' && !(error instanceof PlatformError)) {
       const limit = request.routeOptions.bodyLimit;
       platformError = new PlatformError('BODY_TOO_LARGE', `the body exceeds the limit of ${limit} bytes`, { limit });
     }
+    // refused before its body was read (too large, no token, …): read the rest first
+    await drainRefusedBody(request);
     if (platformError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
     else if (platformError.status >= 500) request.log.warn({ code: platformError.code, reason: platformError.message }, 'dependency unavailable');
     if (platformError.status === 401) reply.header('www-authenticate', wwwAuthenticate(platformError));
