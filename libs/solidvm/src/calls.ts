@@ -406,7 +406,14 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
       if (n === 0 || n > 2) err(node, 'account takes one or two arguments');
       const first = compileExpr(sc, argNodes[0]);
       if (n === 1 && first.t.k === 'string') return explicitConversion(sc, ACCOUNT, [first], node);
-      const a = coerce(sc, first, first.t.k === 'contract' ? first.t : ADDRESS, argNodes[0]).ev;
+      let a: (f: Frame) => any;
+      if (first.t.k === 'lit') {
+        // a number literal is the address it writes, `account(0x1234)` (docs/conventions.md)
+        const v = first.cv as bigint;
+        if (v < 0n || v >= 1n << 160n) err(argNodes[0], `literal ${v} is not an address: it does not fit in 160 bits`);
+        const hex = v.toString(16).padStart(40, '0');
+        a = () => hex;
+      } else a = coerce(sc, first, first.t.k === 'contract' ? first.t : ADDRESS, argNodes[0]).ev;
       if (n === 1) return { t: ACCOUNT, ev: (f) => new AccountValue(a(f), null) };
       const c = compileExpr(sc, argNodes[1]);
       if (c.t.k === 'string') {
@@ -503,7 +510,8 @@ function abiCall(sc: FnScope, m: string, argNodes: Node[], node: Node): CE {
       const d = coerce(sc, compileExpr(sc, argNodes[0]), BYTES, argNodes[0]).ev;
       const types = typeListOf(sc, argNodes[1]);
       const t: SType = types.length === 1 ? types[0] : { k: 'tuple', items: types };
-      return { t, ev: types.length === 1 ? (f) => abiDecode(types, d(f))[0] : (f) => abiDecode(types, d(f)) };
+      const decode = (f: Frame) => abiDecode(types, d(f), (bytes) => f.x.countAllocation(bytes));
+      return { t, ev: types.length === 1 ? (f) => decode(f)[0] : decode };
     }
   }
   return err(node, `abi.${m} is not supported`);

@@ -33,6 +33,7 @@ export const cases: CorpusCase[] = [
   // docs/conventions.md, SolidVM: `account` is a reserved word (solc accepts the name: SolidVM-only)
   { ...bad('a state variable named account', `uint account; function f() public pure returns (uint) { return 1; }`, '`account` is a reserved word in SolidVM'), evm: 'SolidVM reserves account, solc does not' },
   { ...bad('a public state variable named account', `address public account;`, /^2:\d+: `account` is a reserved word/), evm: 'SolidVM reserves account, solc does not' },
+  { ...bad('account of a literal wider than an address', `function f() public pure returns (account) { return account(2 ** 160); }`, 'is not an address: it does not fit in 160 bits'), evm: false },
   bad('error position', `\n\n  function f() public pure { return zz; }`, /^4:\d+: /),
   // declared mutability (docs/conventions.md: an upload fails on pure/view violations)
   bad('pure function reads state', `uint x; function f() public pure returns (uint) { return x; }`, /^2:\d+: function f is declared pure but reads the state/),

@@ -14,6 +14,30 @@ export const cases: CorpusCase[] = [
   svm('account: every chain form', `function f(address a) public view returns (account, account, account, account, account) { return (account(a), account(a, 0), account(a, 255), account(a, "0x1f"), account(a, "main")); }`, [
     call('f', [BOB], [BOB, `${BOB}:main`, `${BOB}:${'0'.repeat(62)}ff`, `${BOB}:${'0'.repeat(62)}1f`, `${BOB}:main`]),
   ]),
+  // Account values (issue 23 §5). Spec, "Type mapping of state variables": account(address) is "string of the
+  // address"; account(address, chainId) "string <address>:<chainId>; a chain resolving to the main chain is written
+  // <address>:main". docs/conventions.md, SolidVM: account(a, chainId | "main" | "self" | "<hex>"), .chainId (0 on
+  // the main chain), printed <40hex>, <40hex>:main or <40hex>:<64-hex chain id>; a number literal is the address it writes.
+  svm('account: built from number literals', `function f() public pure returns (account, account, account, account) { return (account(0x1234), account(0x1234, 5), account(0, "main"), account(0xb0b0000000000000000000000000000000000002, "0x1f")); }`, [
+    call('f', [], [`${'0'.repeat(36)}1234`, `${'0'.repeat(36)}1234:${'0'.repeat(63)}5`, `${'0'.repeat(40)}:main`, `${BOB}:${'0'.repeat(62)}1f`]),
+  ]),
+  svm('account: .chainId of each chain form', `function f(address a) public view returns (uint, uint, uint, uint, uint, uint) { return (account(a).chainId, account(a, "main").chainId, account(a, 5).chainId, account(a, "0xff").chainId, account(a, "self").chainId, account(a, 0).chainId); }`, [
+    call('f', [BOB], ['0', '0', '5', '255', '0', '0']),
+  ]),
+  svm('account: .chainId on a private chain: this chain for account(a) and "self", 0 for "main"', `function f(address a) public view returns (bool, bool, uint) { return (account(a).chainId == uint(0x${CHAIN}), account(a, "self").chainId == uint(0x${CHAIN}), account(a, "main").chainId); }`, [
+    call('f', [BOB], ['true', 'true', '0']),
+  ], { ctx: { chainId: CHAIN } }),
+  svm('account: the string form', `function f(address a) public view returns (string memory, string memory, string memory, string memory, string memory) { return (string(account(a)), string(account(a, "main")), string(account(a, 5)), string(account(a, "self")), "at " + string(account(a, 0))); }`, [
+    call('f', [BOB], [BOB, `${BOB}:main`, `${BOB}:${'0'.repeat(63)}5`, `${BOB}:main`, `at ${BOB}:main`]),
+  ]),
+  svm('account: the string form on a private chain', `function f(address a) public view returns (string memory, string memory) { return (string(account(a)), string(account(a, "self"))); }`, [
+    call('f', [BOB], [BOB, `${BOB}:${CHAIN}`]),
+  ], { ctx: { chainId: CHAIN } }),
+  svm('account: a string form parsed back', `function f(string memory s) public pure returns (account, uint, address) { account x = account(s); return (x, x.chainId, x.address); }`, [
+    call('f', [`${BOB}:ff`], [`${BOB}:${'0'.repeat(62)}ff`, '255', BOB]),
+    call('f', [`${BOB}:main`], [`${BOB}:main`, '0', BOB]),
+    call('f', [BOB], [BOB, '0', BOB]),
+  ]),
   svm('account: self on the main chain and on a private chain', `function f(address a) public view returns (account, uint) { account x = account(a, "self"); return (x, x.chainId); }`, [call('f', [BOB], [`${BOB}:main`, '0'])]),
   svm('account: self on a private chain', `function f(address a) public view returns (account, bool) { account x = account(a, "self"); return (x, x.chainId == uint(0x${CHAIN})); }`, [call('f', [BOB], [`${BOB}:${CHAIN}`, 'true'])], { ctx: { chainId: CHAIN } }),
   svm('account: parent of the main chain fails', `function f(address a) public view returns (account) { return account(a, "parent"); }`, [fails('f', [BOB], 'account(…, "parent"): this chain has no parent')]),
