@@ -9,7 +9,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PNPM = 'pnpm@10.34.9';
-const scripts = { start: 'start.ts', test: 'test.ts', token: 'token.ts', bench: 'bench.ts' };
+// command: the script, and the arguments it is given before the caller's
+const scripts = {
+  start: ['start.ts'],
+  test: ['test.ts'],
+  'test:unit': ['test.ts', '--lane=unit'],
+  'test:e2e': ['test.ts', '--lane=e2e'],
+  token: ['token.ts'],
+  bench: ['bench.ts'],
+};
 
 function mtime(path) {
   return existsSync(path) ? statSync(path).mtimeMs : 0;
@@ -35,7 +43,8 @@ if (!scripts[command]) {
 }
 ensureDependencies();
 // a child, not spawnSync: the launcher must receive the signals npm forwards
-const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', scripts[command]), ...rest], { cwd: root, stdio: 'inherit' });
+const [script, ...first] = scripts[command];
+const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', script), ...first, ...rest], { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 // `npm` may die of a SIGTERM without passing it on: then its child is orphaned,
 // and stops the launcher as if it had received the signal itself

@@ -1,14 +1,38 @@
 // `npm test`: type-check, lint, then every jest test (unit, integration against
 // real NATS and PostgreSQL, end to end). Ends with the line `N passed, N failed`,
 // where type-checking and linting count as one check each.
+// `npm run test:unit` / `npm run test:e2e` (`--lane=unit|corpus|integration|e2e`): the
+// jest tests of one lane only (scripts/test-lanes.ts says which file is in
+// which), no type-check or lint. Arguments that are not options narrow a lane
+// to the files whose path contains one of them; the others go to jest.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LANES, laneFiles, type Lane } from './test-lanes.js';
 
 const root = join(import.meta.dirname, '..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
-const jestArgs = process.argv.slice(2);
+const laneArg = process.argv.slice(2).find((arg) => arg.startsWith('--lane='));
+const lane = laneArg?.slice('--lane='.length) as Lane | undefined;
+if (lane !== undefined && !LANES.includes(lane)) {
+  console.error(`unknown lane ${lane}: one of ${LANES.join(', ')}`);
+  process.exit(2);
+}
+let jestArgs = process.argv.slice(2).filter((arg) => arg !== laneArg);
+if (lane) {
+  const filters = jestArgs.filter((arg) => !arg.startsWith('-'));
+  const files = laneFiles(root, lane).filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+  console.log(`== lane ${lane}: ${files.length} test files`);
+  if (files.length === 0) {
+    console.log('\n0 passed, 0 failed');
+    process.exit(0);
+  }
+  const options = jestArgs.filter((arg) => arg.startsWith('-'));
+  // the unit lane is CPU-bound in the workers, the parent idle: a worker per core, not jest's cores - 1
+  if (lane === 'unit' && !options.some((arg) => /^(--maxWorkers|-w|--runInBand|-i)\b/.test(arg))) options.push(`--maxWorkers=${availableParallelism()}`);
+  jestArgs = [...options, '--runTestsByPath', ...files];
+}
 let passed = 0;
 let failed = 0;
 
@@ -22,7 +46,7 @@ function check(label: string, command: string, args: string[]): void {
   else failed++;
 }
 
-if (jestArgs.length === 0) {
+if (jestArgs.length === 0 && !lane) {
   check('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
   check('lint', bin('eslint'), ['.']);
 }
