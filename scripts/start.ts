@@ -7,13 +7,19 @@ const args = process.argv.slice(2);
 const pretty = process.stdout.isTTY === true;
 const print = (name: string, line: string) => console.log(formatLine(name, line, pretty));
 
+let starting: Promise<RunningNode> | null = null;
 let node: RunningNode | null = null;
 let stopping = false;
 async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   print('launcher', `${signal}: stopping`);
-  await node?.stop();
+  // a signal during the start: the start finishes first (a start that fails
+  // stops what it started itself), then what it started is stopped, so that
+  // no NATS server or service is left running without its launcher
+  if (!node && starting) print('launcher', 'waiting for the start in progress to end');
+  const started = node ?? (await starting?.catch(() => null)) ?? null;
+  await started?.stop();
   print('launcher', 'stopped');
   process.exit(0);
 }
@@ -22,8 +28,10 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 
 try {
   print('launcher', args.includes('--reset') ? 'starting a node on a fresh data dir' : 'starting the node');
-  node = await startNode({ env: envWithFlags(process.env, args), reset: args.includes('--reset'), reindex: args.includes('--reindex'), onLine: print });
+  starting = startNode({ env: envWithFlags(process.env, args), reset: args.includes('--reset'), reindex: args.includes('--reindex'), onLine: print });
+  node = await starting;
 } catch (err) {
+  if (stopping) await new Promise(() => {}); // stop() exits
   print('launcher', err instanceof ConfigError ? `configuration: ${err.message}` : `could not start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }
