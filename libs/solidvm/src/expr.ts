@@ -372,7 +372,8 @@ export function explicitConversion(sc: FnScope, t: SType, args: CE[], node: Node
       if (from.k === 'address' || from.k === 'contract') return { t, ev: (f) => wrapInt(t, BigInt('0x' + ev(f))) };
       if (from.k === 'fbytes') return { t, ev: (f) => wrapInt(t, ev(f)) };
       if (from.k === 'decimal') return { t, ev: (f) => wrapInt(t, ev(f) / DECIMAL_SCALE) };
-      if (from.k === 'string') return parsingConversion(sc, t, [ce, constCE(LIT, 10n)], node);
+      // without a radix the platform's SolidVM reads hexadecimal (docs/conventions.md)
+      if (from.k === 'string') return parsingConversion(sc, t, [ce, constCE(LIT, 16n)], node);
       if (from.k === 'bool') return { t, ev: (f) => (ev(f) ? 1n : 0n) };
       break;
     case 'decimal':
@@ -500,6 +501,34 @@ function panicConversion(s: string, to: string): never {
 }
 
 /** SolidVM's parsing casts: `uint("123", 10)`, `uint("ff", 16)`, `address("<hex>")`, `bool("true")`, `account("<hex>:main")`. */
+const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * An integer written in a radix from 2 to 36 (digits 0-9 then a-z, in either
+ * case), with an optional `-`, and `0x` allowed in hexadecimal; undefined
+ * when the text is not one.
+ */
+function parseRadix(s: string, radix: bigint): bigint | undefined {
+  if (radix < 2n || radix > 36n) return undefined;
+  const neg = s.startsWith('-');
+  let body = (neg ? s.slice(1) : s).toLowerCase();
+  if (radix === 16n && body.startsWith('0x')) body = body.slice(2);
+  if (body === '') return undefined;
+  let v = 0n;
+  if (radix === 16n || radix === 10n || radix === 8n || radix === 2n) {
+    const re = radix === 16n ? /^[0-9a-f]+$/ : radix === 10n ? /^[0-9]+$/ : radix === 8n ? /^[0-7]+$/ : /^[01]+$/;
+    if (!re.test(body)) return undefined;
+    v = BigInt((radix === 16n ? '0x' : radix === 8n ? '0o' : radix === 2n ? '0b' : '') + body);
+  } else {
+    for (const ch of body) {
+      const d = DIGITS.indexOf(ch);
+      if (d < 0 || BigInt(d) >= radix) return undefined;
+      v = v * radix + BigInt(d);
+    }
+  }
+  return neg ? -v : v;
+}
+
 function parsingConversion(sc: FnScope, t: SType, args: CE[], node: Node): CE {
   const sEv = coerce(sc, args[0], STRING, node).ev;
   switch (t.k) {
@@ -509,13 +538,8 @@ function parsingConversion(sc: FnScope, t: SType, args: CE[], node: Node): CE {
         t,
         ev: (f) => {
           const s = (sEv(f) as string).trim();
-          const r = Number(radix(f));
-          const re = r === 16 ? /^-?(0x)?[0-9a-fA-F]+$/ : r === 10 ? /^-?\d+$/ : r === 8 ? /^-?[0-7]+$/ : r === 2 ? /^-?[01]+$/ : null;
-          if (!re || !re.test(s)) conversionFailure(s, typeName(t));
-          const neg = s.startsWith('-');
-          const body = (neg ? s.slice(1) : s).replace(/^0x/, '');
-          const prefix = r === 16 ? '0x' : r === 8 ? '0o' : r === 2 ? '0b' : '';
-          const v = BigInt(prefix + body) * (neg ? -1n : 1n);
+          const v = parseRadix(s, radix(f) as bigint);
+          if (v === undefined) conversionFailure(s, typeName(t));
           if (v < t.min || v > t.max) panic(PANIC_OVERFLOW);
           return v;
         },

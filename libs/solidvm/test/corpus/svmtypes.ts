@@ -83,6 +83,25 @@ export const cases: CorpusCase[] = [
   svm('string: += in a loop', `function f(uint n) public pure returns (string memory s) { for (uint i = 0; i < n; i++) s += string(i); }`, [call('f', [5], '01234')]),
   svm('string: length is the UTF-8 byte length', `function f(string memory s) public pure returns (uint) { return s.length; }`, [call('f', ['añb'], '4')]),
   svm('string: parsing casts of each base', `function f() public pure returns (uint, uint, int, bool, bool) { return (uint("0", 10), uint("FF", 16), int("-12", 10), bool("false"), bool("true")); }`, [call('f', [], ['0', '255', '-12', 'false', 'true'])]),
+  // uint(string) and uint(string, radix) (issue 23 §5; the spec is silent — docs/conventions.md, SolidVM: without a
+  // radix the platform's SolidVM reads hexadecimal; a radix from 2 to 36; a string that does not parse fails the transaction)
+  svm('string: uint(s) without a radix reads hexadecimal', `function f(string memory s) public pure returns (uint) { return uint(s); }
+     function g() public pure returns (uint, uint, uint, int, uint8) { return (uint("ff"), uint("0x10"), uint("10"), int("-a"), uint8("FF")); }`, [
+    call('g', [], ['255', '16', '16', '-10', '255']),
+    call('f', [' 1F '], '31'),
+    fails('f', ['xyz'], 'cannot convert "xyz" to uint256'),
+    fails('f', [''], 'cannot convert "" to uint256'),
+    fails('f', ['0x'], 'cannot convert "0x" to uint256'),
+  ]),
+  svm('string: uint(s, radix) in any radix from 2 to 36', `function f(string memory s, uint r) public pure returns (int) { return int(s, r); }
+     function g() public pure returns (uint, uint, uint, uint, int, uint) { return (uint("777", 8), uint("101", 2), uint("z", 36), uint("Zz", 36), int("-12", 3), uint("0x1f", 16)); }`, [
+    call('g', [], ['511', '5', '35', '1295', '-5', '31']),
+    call('f', ['123', 10], '123'),
+    fails('f', ['8', 8], 'cannot convert "8" to int256'),
+    fails('f', ['1', 37], 'cannot convert "1" to int256'),
+    fails('f', ['1', 1], 'cannot convert "1" to int256'),
+    fails('f', ['0x1f', 10], 'cannot convert "0x1f" to int256'),
+  ]),
   svm('string: a parsed number out of the type\'s range fails as an overflow', `function f(string memory s) public pure returns (uint8, uint8) { return (uint8(uint(s, 10)), uint8(s, 10)); }`, [
     fails('f', ['300'], 'arithmetic overflow'),
     fails('f', ['-1'], 'arithmetic overflow'),
