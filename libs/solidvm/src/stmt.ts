@@ -9,7 +9,7 @@ import { revertData } from './abi.js';
 import { coerce, compileExpr, concrete, lookupTypeNode, mobileType, toMemoryValue, type CE } from './expr.js';
 import type { Frame } from './runtime.js';
 import { BOOL, STRING, UINT256, isValueType, sameType, typeName, type SType } from './types.js';
-import { SVM_MARK, fail, type Node } from './unit.js';
+import { SVM_MARK, fail, lookupType, type Node } from './unit.js';
 import { defaultValue } from './values.js';
 
 export const NORMAL = 0;
@@ -391,6 +391,9 @@ function tryStmt(sc: FnScope, node: Node): Stmt {
         const rest = ps.slice(1);
         if (rest.length && rest.length !== custom.ps.length) fail(c, `error ${name} has ${custom.ps.length} parameters`);
         argSlots = rest.map((q, i) => {
+          // `catch Err(a, b)`: a bare name, not a type, binds the error's argument with its declared type
+          const bare = !q.name && q.typeName?.type === 'UserDefinedTypeName' && /^[A-Za-z_$][\w$]*$/.test(q.typeName.namePath) && !lookupType(sc.unit, sc.owner ?? sc.cc.K, q.typeName.namePath);
+          if (bare) return sc.declare(q.typeName.namePath, custom.ps[i].t, false, q);
           const t = lookupTypeNode(sc, q.typeName);
           if (!sameType(t, custom.ps[i].t)) fail(q, `parameter ${i + 1} of error ${name} is ${typeName(custom.ps[i].t)}`);
           return sc.declare(q.name, t, false, q);

@@ -1,7 +1,7 @@
 // try/catch on external calls and `new`, and what each catch clause sees:
 // the revert data is the EVM's (Error(string), Panic(uint256), custom errors
 // behind their selector, nothing for a bare revert), so the EVM must agree.
-import { call, fails, sol, type CorpusCase } from './types.js';
+import { call, fails, sol, svm, type CorpusCase } from './types.js';
 
 const c = (name: string, src: string, calls: ReturnType<typeof call>[], extra = {}) => sol(name, '', calls, { src, ...extra });
 
@@ -146,4 +146,25 @@ contract C { D d = new D(); function f() public view returns (string memory) { t
     `interface I { function nope() external; }\ncontract D { }\ncontract C { D d = new D(); function f() public returns (uint) { try I(address(d)).nope() { return 0; } catch Error(string memory) { return 1; } catch (bytes memory b) { return 2 + b.length; } } }`,
     [call('f', [], '2')],
   ),
+
+  // SolidVM's `throw ErrorName(args)` and `catch ErrorName(a, b) { … }` (issue 23 §5). The spec is silent;
+  // docs/conventions.md, SolidVM ("Error handling beyond Solidity"): `catch Err(a, b) { }` binds the error's
+  // arguments — bare names take the error's declared types — in the block form and on external calls alike;
+  // `throw Err(args)` raises it, as `revert Err(args)` does.
+  svm('SolidVM: throw Err(args) outside a try fails the transaction with the error and its arguments', `error Err(uint a, string b); function f(uint x) public pure { throw Err(x, "big"); }`, [fails('f', [3], 'Err(3, big)', 'REVERT')]),
+  svm('SolidVM: catch Err(a, b) binds the arguments by bare name, in a try block', `error Err(uint a, string b); function f(uint x) public pure returns (string memory) { try { if (x > 0) throw Err(x, "big"); return "none"; } catch Err(a, b) { return b + string(a + 1); } }`, [
+    call('f', [0], 'none'),
+    call('f', [3], 'big4'),
+  ]),
+  svm('SolidVM: catch Err(a, b) on an external call; typed and bare names mixed', '', [call('f', [4], 'big4'), call('f', [0], '1'), call('g', [5], 'm5')], {
+    src: `contract D { error Err(uint a, string b); function h(uint x) public pure returns (uint) { if (x > 0) throw Err(x, "big"); return 1; } }
+contract C {
+  error Err(uint a, string b);
+  D d = new D();
+  function f(uint x) public view returns (string memory) { try d.h(x) returns (uint v) { return string(v); } catch Err(a, b) { return b + string(a); } }
+  function g(uint x) public pure returns (string memory) { try { throw Err(x, "m"); } catch Err(uint a, b) { return b + string(a); } }
+}`,
+  }),
+  svm('SolidVM: a bare name in catch Err(…) may be the name of a type elsewhere only if it is not one here', `struct S { uint z; } error Err(uint a); function f(uint x) public pure returns (uint) { try { throw Err(x); } catch Err(q) { return q * 2; } }`, [call('f', [5], '10')]),
+  { name: 'SolidVM: catch Err(a) with the wrong number of names', body: `error Err(uint a, uint b); function f() public pure { try { } catch Err(a) { } }`, compileError: 'error Err has 2 parameters', evm: false },
 ];
