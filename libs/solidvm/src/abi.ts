@@ -137,28 +137,32 @@ function readWord(b: Uint8Array, at: number): bigint {
   return BigInt('0x' + bytesToHex(b.subarray(at, at + 32)));
 }
 
-function decodeTuple(types: SType[], b: Uint8Array, base: number): unknown[] {
+/** Counts memory a decode makes (32 bytes an array element, a string's or bytes' length): see abiDecode. */
+type CountAllocation = (bytes: number) => void;
+
+function decodeTuple(types: SType[], b: Uint8Array, base: number, count: CountAllocation): unknown[] {
   let at = base;
   return types.map((t) => {
     let v: unknown;
     if (isDynamic(t)) {
       const off = Number(readWord(b, at));
-      v = decodeOne(t, b, base + off);
+      v = decodeOne(t, b, base + off, count);
       at += 32;
     } else {
-      v = decodeOne(t, b, at);
+      v = decodeOne(t, b, at, count);
       at += headSize(t);
     }
     return v;
   });
 }
 
-function decodeOne(t: SType, b: Uint8Array, at: number): unknown {
+function decodeOne(t: SType, b: Uint8Array, at: number, count: CountAllocation): unknown {
   switch (t.k) {
     case 'string':
     case 'bytes': {
       const n = Number(readWord(b, at));
       if (at + 32 + n > b.length) badData();
+      count(n);
       const raw = b.slice(at + 32, at + 32 + n);
       return t.k === 'string' ? fromUtf8(raw) : raw;
     }
@@ -166,16 +170,19 @@ function decodeOne(t: SType, b: Uint8Array, at: number): unknown {
       if (t.len === null) {
         const n = Number(readWord(b, at));
         if (n > b.length) badData();
+        count(32 * n);
         return decodeTuple(
           Array.from({ length: n }, () => t.elem),
           b,
           at + 32,
+          count,
         );
       }
       return decodeTuple(
         Array.from({ length: t.len }, () => t.elem),
         b,
         at,
+        count,
       );
     }
     case 'struct':
@@ -183,6 +190,7 @@ function decodeOne(t: SType, b: Uint8Array, at: number): unknown {
         t.fields.map((f) => f.t),
         b,
         at,
+        count,
       );
     case 'int': {
       const w = readWord(b, at);
@@ -222,8 +230,14 @@ function decodeOne(t: SType, b: Uint8Array, at: number): unknown {
   }
 }
 
-export function abiDecode(types: SType[], b: Uint8Array): unknown[] {
-  return decodeTuple(types, b, 0);
+/**
+ * Decodes ABI data. Offsets may point many elements at one array or string,
+ * so 2 MiB of data can describe gigabytes of values: `count` is told each
+ * array's and string's size before it is made (the transaction's
+ * maxAllocatedBytes), and stops such data before it costs anything.
+ */
+export function abiDecode(types: SType[], b: Uint8Array, count: CountAllocation = () => {}): unknown[] {
+  return decodeTuple(types, b, 0, count);
 }
 
 /** The canonical ABI name of a type, as in function and error signatures (`(uint256,string)[]`). */

@@ -133,6 +133,13 @@ contract A {
     const copier = c.create(`contract C { uint[] items; constructor() { for (uint i = 0; i < 20000; i++) items.push(i); } function copies() public returns (uint) { uint n = 0; for (uint i = 0; i < 200; i++) { uint[] memory m = items; n += m.length; } return n; } function once() public returns (uint) { uint[] memory m = items; return m.length; } }`, 'C').address!;
     expect(c.call(copier, 'copies')).toMatchObject({ ok: false, code: 'LIMIT', message });
     expect(c.call(copier, 'once').returnValues).toEqual(['20000']);
+    // ABI data whose offsets point 20,000 elements at one array of 20,000: 1.3 MB describing 400 million values
+    const word = (n: number) => n.toString(16).padStart(64, '0');
+    const N = 20_000;
+    const aliased = word(32) + word(N) + word(N * 32).repeat(N) + word(N) + word(0).repeat(N);
+    const decoder = c.create('contract D { function dec(bytes memory data) public returns (uint) { uint[][] memory x = abi.decode(data, (uint[][])); return x.length; } }', 'D').address!;
+    expect(c.call(decoder, 'dec', { data: aliased })).toMatchObject({ ok: false, code: 'LIMIT', message });
+    expect(c.call(decoder, 'dec', { data: word(32) + word(1) + word(32) + word(2) + word(7) + word(8) }).returnValues).toEqual(['1']);
     // 1,000 arrays of 100 elements: 3.2 MB made in all, far under the budget
     expect(c.call(a, 'temporaries').message).toBe('Success!');
     expect(c.read(a).kept).toBe('999');
