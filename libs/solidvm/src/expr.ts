@@ -671,8 +671,9 @@ function identifier(sc: FnScope, node: Node): CE {
   if (fns) return functionValue(sc, fns, node);
   switch (name) {
     case 'this':
-      if (!sc.cc.K) err(node, '`this` outside a contract');
       sc.readsState(node);
+      // in a free function, the calling contract: its type is not known here, so `this` is its address (docs/conventions.md)
+      if (!sc.cc.K) return { t: ADDRESS, ev: (f) => f.self };
       return { t: { k: 'contract', name: sc.cc.K.name }, ev: (f) => f.self };
     case 'now':
       sc.readsState(node);

@@ -61,6 +61,26 @@ export const cases: CorpusCase[] = [
     src: `contract D { uint public v = 5; }\ncontract C { D d = new D(); function f() public view returns (uint) { account a = account(address(d)); return D(address(a)).v(); } }`,
   }),
 
+  // --- free functions and `this` (issue 23 §5; the spec is silent — docs/conventions.md, SolidVM: `this` in a free
+  // function is the calling contract's address; solc rejects `this` there) ----------------------------------------
+  svm('free function: this is the calling contract', '', [call('f', [], [SELF, SELF, SELF, 'true'])], {
+    src: `function me() view returns (address) { return address(this); }
+function meToo() view returns (address) { return this; }
+library L { function viaLib() internal view returns (address) { return me(); } }
+contract C {
+  address made;
+  constructor() { made = me(); }
+  function f() public view returns (address, address, address, bool) { return (me(), meToo(), L.viaLib(), made == address(this)); }
+}`,
+  }),
+  svm('free function: this in another contract is that contract', '', [call('f', [], ['true', 'true'])], {
+    src: `function me() view returns (address) { return address(this); }
+function bal() view returns (uint) { return address(this).balance; }
+contract D { function who() public view returns (address) { return me(); } }
+contract C { D d = new D(); function f() public view returns (bool, bool) { return (d.who() == address(d), bal() == address(this).balance); } }`,
+  }),
+  { name: 'free function: this is an address, not a contract with functions', src: `function g() view returns (uint) { return this.f(); }\ncontract C { function f() public pure returns (uint) { return 1; } function h() public view returns (uint) { return g(); } }`, compileError: 'has no function f', evm: false },
+
   // --- decimal -------------------------------------------------------------------------
   // docs/conventions.md, SolidVM: a literal constant expression is exact; one that is not an integer is a decimal (18 digits, truncated)
   svm('decimal: a fractional constant expression is a decimal', `function f() public pure returns (decimal, decimal, decimal, decimal) { decimal d = 7 / 2; return (d, 1 / 3, 15e-1, 1.0 / 3.0 * 3.0); }
