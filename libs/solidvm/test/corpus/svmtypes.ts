@@ -79,6 +79,11 @@ function bal() view returns (uint) { return address(this).balance; }
 contract D { function who() public view returns (address) { return me(); } }
 contract C { D d = new D(); function f() public view returns (bool, bool) { return (d.who() == address(d), bal() == address(this).balance); } }`,
   }),
+  svm('free function: this reaches the calling contract\'s functions through an interface', '', [call('h', [], '7')], {
+    src: `interface I { function f() external view returns (uint); }
+function g() view returns (uint) { return I(this).f(); }
+contract C { function f() public pure returns (uint) { return 7; } function h() public view returns (uint) { return g(); } }`,
+  }),
   { name: 'free function: this is an address, not a contract with functions', src: `function g() view returns (uint) { return this.f(); }\ncontract C { function f() public pure returns (uint) { return 1; } function h() public view returns (uint) { return g(); } }`, compileError: 'has no function f', evm: false },
 
   // --- decimal -------------------------------------------------------------------------
