@@ -55,10 +55,15 @@ export async function devToken(node: RunningNode, username: string, org?: string
 }
 
 export async function api(node: RunningNode, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+  return request(node.gatewayUrl, method, path, token ? `Bearer ${token}` : undefined, body);
+}
+
+/** A JSON request to any base URL (the gateway, the vault) with a raw Authorization value; the body of the answer parsed when it is JSON. */
+export async function request(base: string, method: string, path: string, authorization?: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
   const headers: Record<string, string> = {};
-  if (token) headers.authorization = `Bearer ${token}`;
+  if (authorization !== undefined) headers.authorization = authorization;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${node.gatewayUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   let parsed: unknown = text;
   try {

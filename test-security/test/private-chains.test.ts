@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Wallet, hexlify, type BaseWallet } from 'ethers';
 import { BLOCK, CHAINS, CIRRUS, TX, call, connectBus, credentialsFile, type NatsConnection } from '@platform/bus';
-import { PlatformError } from '@platform/common';
+import { refusal } from '@platform/common/testing';
 import { signingHash } from '@platform/crypto';
 import { api, devToken, startTestNode, type TestNode } from '../../test-e2e/test/harness.js';
 
@@ -191,15 +191,6 @@ describe('a default chain', () => {
 });
 
 describe('the bus\'s read subjects', () => {
-  const refusal = async (promise: Promise<unknown>): Promise<PlatformError> => {
-    try {
-      await promise;
-    } catch (err) {
-      if (err instanceof PlatformError) return err;
-      throw err;
-    }
-    throw new Error('expected a refusal');
-  };
 
   test('tx.results without a user is refused, not answered unfiltered; with a non-member it hides the chain\'s results', async () => {
     expect(await refusal(call(bus, TX.results, { hashes: [aliceUpload] } as never))).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, details: { field: 'username' } });

@@ -7,7 +7,7 @@
 import { createHmac } from 'node:crypto';
 import { computeAddress, recoverAddress } from 'ethers';
 import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
-import { api, startTestNode, type TestNode } from '../../test-e2e/test/harness.js';
+import { api, request, startTestNode, type TestNode } from '../../test-e2e/test/harness.js';
 
 const NODE_START_MS = 180_000;
 
@@ -32,19 +32,8 @@ afterAll(async () => {
 }, NODE_START_MS);
 
 /** A request to the gateway or the vault, with a raw Authorization value. */
-async function call(base: 'gateway' | 'vault', method: string, path: string, authorization?: string, body?: unknown) {
-  const headers: Record<string, string> = {};
-  if (authorization !== undefined) headers.authorization = authorization;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base === 'gateway' ? node.gatewayUrl : node.vaultUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // kept as text
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
+function call(base: 'gateway' | 'vault', method: string, path: string, authorization?: string, body?: unknown) {
+  return request(base === 'gateway' ? node.gatewayUrl : node.vaultUrl, method, path, authorization, body);
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

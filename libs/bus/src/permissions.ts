@@ -170,7 +170,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     role: "the operator's read-only view: sees admitted transactions, blocks, results and notices go by; publishes nothing, calls nothing",
     calls: [],
     publishes: [],
-    subscribes: [...STREAMS.tx.subjects, ...STREAMS.blocks.subjects, ...STREAMS.exec.subjects, SUBJECTS.tx.done],
+    subscribes: [...STREAMS.tx.subjects, ...STREAMS.blocks.subjects, ...STREAMS.exec.subjects, ...STREAMS.execParts.subjects, SUBJECTS.tx.done],
     pings: [],
     streams: [],
   },

@@ -22,7 +22,7 @@ import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstrea
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, ensureStream, publishExecResult } from '@platform/bus';
+import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, ensureStream, publishExecResult, type ChainHealthRecord } from '@platform/bus';
 import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -48,17 +48,7 @@ export interface BlockHooks {
  * stream), with the first failure's reason and how many times it has been
  * retried; `halted` when it stopped for good.
  */
-export interface ChainHealth {
-  chainId: ChainId;
-  height: number;
-  stuck: boolean;
-  /** ms since epoch of the first failure of the current run of failures */
-  since: number | null;
-  reason: string | null;
-  /** failed rounds of the loop since the service started (every run of failures together) */
-  retries: number;
-  halted: string | null;
-}
+export type ChainHealth = ChainHealthRecord;
 
 /** failed rounds in a row before a chain counts as stuck: one failure is a hiccup, three at RETRY_MS apart are not */
 const STUCK_AFTER = 3;
