@@ -5,9 +5,8 @@
 // when a caller leaves out the user. On a members-only chain the non-member's
 // transactions are refused exactly as those to a chain that does not exist,
 // on every submit path, so the chain's existence does not leak either.
-import { readFileSync } from 'node:fs';
 import { Wallet, hexlify, type BaseWallet } from 'ethers';
-import { BLOCK, CHAINS, CIRRUS, TX, call, connectBus, credentialsFile, type NatsConnection } from '@platform/bus';
+import { BLOCK, CHAINS, CIRRUS, TX, call, connectBus, type NatsConnection } from '@platform/bus';
 import { refusal } from '@platform/common/testing';
 import { signingHash } from '@platform/crypto';
 import { api, devToken, startTestNode, type TestNode } from '../../test-e2e/test/harness.js';
@@ -88,8 +87,7 @@ beforeAll(async () => {
   ledger = uploaded.data.contents.address;
   expect((await send('bob', [add(ledger, 5)], open))[0].status).toBe('Success');
   // the bus as the gateway's user sees it: the subjects the gateway may call
-  const seed = readFileSync(credentialsFile(node.natsCredentialsDir, 'gateway'), 'utf8').trim();
-  bus = await connectBus({ url: node.natsUrl, name: 'security-probe', credentials: { user: 'gateway', seed } });
+  bus = await connectBus({ url: node.natsUrl, name: 'security-probe', credentials: node.busCredentials('gateway') });
 }, NODE_START_MS);
 afterAll(async () => {
   await bus?.close();

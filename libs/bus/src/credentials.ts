@@ -5,11 +5,17 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createUser, fromSeed } from '@nats-io/nkeys';
+import type { BusCredentials } from './connection.js';
 import { BUS_USERS, type BusUser, type BusUserKey } from './permissions.js';
 
 /** Where a user's seed is kept in a credentials directory. */
 export function credentialsFile(dir: string, user: BusUser): string {
   return join(dir, `${user}.nk`);
+}
+
+/** A user's credentials as a credentials directory holds them, to connect with. */
+export function readBusCredentials(dir: string, user: BusUser): BusCredentials {
+  return { user, seed: readFileSync(credentialsFile(dir, user), 'utf8').trim() };
 }
 
 /** The public key (`U…`) of a seed; throws on anything that is not a user nkey seed. */

@@ -4,7 +4,7 @@ export { connectBus } from './connection.js';
 export type { BusCredentials, BusOptions } from './connection.js';
 export { ALL_ENDPOINTS, BUS_PERMISSIONS, BUS_USERS, inboxPrefixOf, natsAuthorization, permissionTableMarkdown, permissionsOf } from './permissions.js';
 export type { BusGrant, BusUser, BusUserKey, StreamGrant, SubjectPermissions } from './permissions.js';
-export { credentialsFile, ensureBusCredentials, publicKeyOfSeed } from './credentials.js';
+export { credentialsFile, ensureBusCredentials, publicKeyOfSeed, readBusCredentials } from './credentials.js';
 export { decodeJson, encodeJson, preEncoded } from './codec.js';
 export { batchingCaller, call, defineEndpoint, handle, pingService, serve } from './rpc.js';
 export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';

@@ -2,10 +2,10 @@
 // NATS_URL / DATABASE_URL name existing ones), the development identity
 // provider (unless OAUTH_DISCOVERY_URL names one), and every service as its
 // own supervised process. Used by `npm start` and by the end-to-end tests.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { credentialsFile, ensureBusCredentials, natsAuthorization, type BusCredentials, type BusUser } from '@platform/bus';
+import { credentialsFile, ensureBusCredentials, natsAuthorization, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
 import { loadConfig, type NodeConfig } from '@platform/common';
 import { ensureMainGenesis } from './genesis.js';
 import { startNats, type RunningNats } from './nats.js';
@@ -144,7 +144,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       idpUrl,
       natsUrl,
       natsCredentialsDir,
-      busCredentials: (user) => ({ user, seed: readFileSync(credentialsFile(natsCredentialsDir, user), 'utf8').trim() }),
+      busCredentials: (user) => readBusCredentials(natsCredentialsDir, user),
       databaseUrl,
       processes,
       stop: stopAll,

@@ -7,10 +7,10 @@
 // unauthenticated connection to a user allowed everything; `openNats: false`
 // leaves that user out, as a node's server is.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentialsFile, ensureBusCredentials, natsAuthorization, type BusCredentials, type BusUser } from '@platform/bus';
+import { ensureBusCredentials, natsAuthorization, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
 import { startNats, type RunningNats } from './nats.js';
 import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
 
@@ -28,7 +28,7 @@ export async function startTestInfra(parts: { nats?: boolean; postgres?: boolean
   const credentialsDir = join(dataDir, 'nats-credentials');
   const infra: TestInfra = {
     dataDir,
-    busCredentials: (user) => ({ user, seed: readFileSync(credentialsFile(credentialsDir, user), 'utf8').trim() }),
+    busCredentials: (user) => readBusCredentials(credentialsDir, user),
     async stop() {
       await Promise.allSettled([infra.nats?.stop(), infra.postgres?.stop()]);
       removeDataDir(dataDir);
