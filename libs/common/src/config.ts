@@ -111,11 +111,14 @@ function list(env: Env, name: string): string[] {
     .filter((s) => s !== '');
 }
 
+/** An nkey seed's text: `S`, then 57 base32 characters. */
+const NKEY_SEED = /^S[A-Z2-7]{57}$/;
+
 /** An nkey seed given as itself (`SU…`) or as the path of a file holding it. */
 function seedOrFile(env: Env, name: string): string | null {
   const raw = read(env, name);
   if (raw === undefined) return null;
-  if (/^S[A-Z2-7]{57}$/.test(raw)) return raw;
+  if (NKEY_SEED.test(raw)) return raw;
   let text: string;
   try {
     text = readFileSync(raw, 'utf8').trim();
@@ -123,7 +126,7 @@ function seedOrFile(env: Env, name: string): string | null {
     throw new ConfigError(name, `cannot read the credentials file ${raw}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   // never echo a file's content: it is a secret, whatever shape it has
-  if (!/^S[A-Z2-7]{57}$/.test(text)) throw new ConfigError(name, `${raw} does not hold an nkey seed (one line, S…)`);
+  if (!NKEY_SEED.test(text)) throw new ConfigError(name, `${raw} does not hold an nkey seed (one line, S…)`);
   return text;
 }
 
