@@ -9,6 +9,8 @@ const fail = defineEndpoint<{ kind: string }, never>('vault', 'fail', 'test.fail
 const slow = defineEndpoint<{ text: string }, { text: string }>('vault', 'slow', 'test.slow');
 const encoded = defineEndpoint<{ n: number }, Array<{ n: number; big: string }>>('vault', 'encoded', 'test.encoded');
 const huge = defineEndpoint<{ bytes: number }, { text: string }>('vault', 'huge', 'test.huge');
+/** the slow endpoint answers once this gate opens: a test holds it shut while it queues calls, so no timer decides what shares a message */
+let slowGate: Promise<void> = Promise.resolve();
 
 describe('bus - request/reply over a real NATS server', () => {
   let infra: TestInfra;
@@ -30,7 +32,7 @@ describe('bus - request/reply over a real NATS server', () => {
           // JSON text already: sent as it is
           handle(encoded, ({ n }) => preEncoded(`[{"n":${n},"big":"${'9'.repeat(30)}"}]`)),
           handle(slow, async ({ text }) => {
-            await new Promise((r) => setTimeout(r, 100));
+            await slowGate;
             return { text };
           }),
           handle(fail, ({ kind }) => {
@@ -153,6 +155,8 @@ describe('bus - request/reply over a real NATS server', () => {
 
     test('with maxInFlight, calls made while a message awaits its answer wait for it, together', async () => {
       const slowBatched = batchingCaller(nc, slow, { maxInFlight: 1 });
+      let open!: () => void;
+      slowGate = new Promise((r) => (open = r));
       const counts = await countMessages('test.slow', async () => {
         const first = Array.from({ length: 5 }, (_, i) => slowBatched({ text: `a${i}` }));
         const later: Array<Promise<{ text: string }>> = [];
@@ -160,6 +164,8 @@ describe('bus - request/reply over a real NATS server', () => {
           await new Promise((r) => setTimeout(r, 5));
           later.push(slowBatched({ text: `b${turn}` }));
         }
+        // the first message is still awaiting its answer; every later call has queued behind it
+        open();
         const replies = await Promise.all([...first, ...later]);
         expect(replies.map((r) => r.text)).toEqual([...Array.from({ length: 5 }, (_, i) => `a${i}`), ...Array.from({ length: 10 }, (_, i) => `b${i}`)]);
       });

@@ -13,6 +13,8 @@ import { DEFAULT_EXECUTORS } from '../src/index.js';
 import { Account } from './helpers.js';
 
 const NOW = Math.floor(Date.now() / 1000);
+/** every certificate and CA made here starts before the blocks' timestamps (NOW + a few), however late the test runs */
+const BACKDATED = { notBefore: new Date((NOW - 300) * 1000) };
 
 function genesisWith(roots: string[]): Genesis {
   return {
@@ -50,7 +52,7 @@ class Net {
 
   issue(account: Account, subject: { commonName: string; organization?: string; organizationalUnit?: string }, opts = {}): string {
     // backdated, as the vault issues them, so a block of the same second accepts it
-    return issueCertificate({ ...subject, publicKey: account.key.publicKey }, this.ca, { notBefore: new Date((NOW - 300) * 1000), ...opts });
+    return issueCertificate({ ...subject, publicKey: account.key.publicKey }, this.ca, { ...BACKDATED, ...opts });
   }
 }
 
@@ -61,7 +63,7 @@ const WHO = `contract Who {
 }`;
 
 describe('the certificate registry', () => {
-  const ca = createNodeCa({ organization: 'Acme', commonName: 'Acme node CA' });
+  const ca = createNodeCa({ organization: 'Acme', commonName: 'Acme node CA' }, BACKDATED);
 
   test('genesis registers the trusted roots as root Certificate contracts', () => {
     const net = new Net(ca);
@@ -104,11 +106,11 @@ describe('the certificate registry', () => {
     };
     await expectFailure(net.register(alice, 'not a certificate'), /not a valid certificate: BAD_PEM/);
     await expectFailure(net.register(alice, net.issue(bob, { commonName: 'bob' })), /not the sender's/);
-    const rogue = createNodeCa({ organization: 'Rogue', commonName: 'Acme node CA' });
-    await expectFailure(net.register(alice, issueCertificate({ commonName: 'alice', publicKey: alice.key.publicKey }, rogue)), /unknown|does not verify/);
-    const rogueSameName = createNodeCa({ organization: 'Acme', commonName: 'Acme node CA' });
-    await expectFailure(net.register(alice, issueCertificate({ commonName: 'alice', publicKey: alice.key.publicKey }, rogueSameName)), /signature does not verify/);
-    const self = createNodeCa({ organization: 'Acme', commonName: 'alice' }, { privateKey: alice.key.privateKey });
+    const rogue = createNodeCa({ organization: 'Rogue', commonName: 'Acme node CA' }, BACKDATED);
+    await expectFailure(net.register(alice, issueCertificate({ commonName: 'alice', publicKey: alice.key.publicKey }, rogue, BACKDATED)), /unknown|does not verify/);
+    const rogueSameName = createNodeCa({ organization: 'Acme', commonName: 'Acme node CA' }, BACKDATED);
+    await expectFailure(net.register(alice, issueCertificate({ commonName: 'alice', publicKey: alice.key.publicKey }, rogueSameName, BACKDATED)), /signature does not verify/);
+    const self = createNodeCa({ organization: 'Acme', commonName: 'alice' }, { ...BACKDATED, privateKey: alice.key.privateKey });
     await expectFailure(net.register(alice, self.certificatePem), /not issued by a trusted root/);
     const expired = net.issue(alice, { commonName: 'alice' }, { notBefore: new Date((NOW - 7200) * 1000), notAfter: new Date((NOW - 3600) * 1000) });
     await expectFailure(net.register(alice, expired), /expired/);
