@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, removeDataDir, startNode, type RunningNode } from '@platform/launcher';
+import { freePort, removeDataDir, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
 
 export interface TestNode extends RunningNode {
   /** every log line of every process, `name | line` */
@@ -22,9 +22,47 @@ export function busViolations(logs: string[]): string[] {
   return logs.filter((line) => /Permissions? Violation|Publish Violation|Subscription Violation/i.test(line));
 }
 
-export async function startTestNode(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-'))): Promise<TestNode> {
+/** the caller's environment without what would point a test's node at the caller's own services */
+function isolatedEnv(): Record<string, string | undefined> {
   const base: Record<string, string | undefined> = { ...process.env };
-  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST']) delete base[name];
+  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_NAME', 'NODE_ORG', 'NETWORK_REPLICAS']) delete base[name];
+  return base;
+}
+
+export interface TestNetwork extends RunningNetwork {
+  /** every log line of every process of every node, `node/name | line` */
+  logs: string[];
+  /** stops every node and removes the data; fails as TestNode.destroy does on refused subjects */
+  destroy(): Promise<void>;
+}
+
+/** A network of `size` nodes on loopback, as `npm start -- --nodes <size>` runs it, on free ports in a temporary data dir. */
+export async function startTestNetwork(size: number, env: Record<string, string> = {}): Promise<TestNetwork> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-net-'));
+  const ports = new Map<number, { gateway: number; vault: number; idp: number; nats: number; cluster: number }>();
+  for (let i = 1; i <= size; i++) ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort() });
+  const logs: string[] = [];
+  const network = await startNetwork({
+    size,
+    env: { ...isolatedEnv(), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    ports: (index) => ports.get(index)!,
+    onLine: (node, name, line) => logs.push(`${node}/${name} | ${line}`),
+    readyTimeoutMs: 180_000,
+  });
+  return Object.assign(network, {
+    logs,
+    async destroy() {
+      await network.stop();
+      for (const node of network.nodes) removeDataDir(node.dataDir);
+      removeDataDir(dataDir);
+      const violations = busViolations(logs);
+      if (violations.length > 0) throw new Error(`the bus refused subjects the network needs:\n${violations.slice(0, 10).join('\n')}`);
+    },
+  });
+}
+
+export async function startTestNode(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-'))): Promise<TestNode> {
+  const base = isolatedEnv();
   const [port, vaultPort, idpPort] = [await freePort(), await freePort(), await freePort()];
   const logs: string[] = [];
   const node = await startNode({

@@ -11,6 +11,7 @@ import { nkeyAuthenticator, type NatsConnection } from '@nats-io/nats-core';
 import {
   ALL_ENDPOINTS,
   BUS_USERS,
+  NETWORK_API_PREFIX,
   STREAMS,
   SUBJECTS,
   connectBus,
@@ -19,6 +20,7 @@ import {
   permissionsOf,
   type BusUser,
 } from '@platform/bus';
+import { DEFAULT_NODE_NAME } from '@platform/common';
 import { REPO_ROOT, startTestInfra, type TestInfra } from '@platform/launcher';
 
 let infra: TestInfra;
@@ -52,19 +54,22 @@ const PUBLISH_PROBES = [
   'genesis.main',
   SUBJECTS.tx.done,
   SUBJECTS.chains.visibilityChanged,
-  '$JS.API.INFO',
-  '$JS.API.STREAM.NAMES',
-  '$JS.API.STREAM.LIST',
-  ...streamNames.flatMap((s) => [
-    `$JS.API.STREAM.INFO.${s}`,
-    `$JS.API.STREAM.CREATE.${s}`,
-    `$JS.API.STREAM.DELETE.${s}`,
-    `$JS.API.STREAM.PURGE.${s}`,
-    `$JS.API.STREAM.MSG.GET.${s}`,
-    `$JS.API.STREAM.MSG.DELETE.${s}`,
-    `$JS.API.CONSUMER.CREATE.${s}.intruder`,
-    `$JS.API.CONSUMER.DELETE.${s}.cirrus`,
-    `$JS.API.CONSUMER.MSG.NEXT.${s}.transaction-results`,
+  // the node's own JetStream API, and the network's through its import
+  ...['$JS.API', NETWORK_API_PREFIX].flatMap((api) => [
+    `${api}.INFO`,
+    `${api}.STREAM.NAMES`,
+    `${api}.STREAM.LIST`,
+    ...streamNames.flatMap((s) => [
+      `${api}.STREAM.INFO.${s}`,
+      `${api}.STREAM.CREATE.${s}`,
+      `${api}.STREAM.DELETE.${s}`,
+      `${api}.STREAM.PURGE.${s}`,
+      `${api}.STREAM.MSG.GET.${s}`,
+      `${api}.STREAM.MSG.DELETE.${s}`,
+      `${api}.CONSUMER.CREATE.${s}.intruder`,
+      `${api}.CONSUMER.DELETE.${s}.cirrus`,
+      `${api}.CONSUMER.MSG.NEXT.${s}.transaction-results`,
+    ]),
   ]),
   '$SRV.PING.vault',
   'anything.else',
@@ -82,6 +87,7 @@ const SUBSCRIBE_PROBES = [
   '_INBOX.>',
   ...BUS_USERS.map((u) => `${inboxPrefixOf(u)}.x`),
   '$JS.API.>',
+  `${NETWORK_API_PREFIX}.>`,
   '$SRV.PING.vault',
 ];
 
@@ -118,7 +124,7 @@ test('a connection with an nkey the table does not know is refused', async () =>
 });
 
 describe.each(BUS_USERS.map((user) => [user]))('the %s user', (user) => {
-  const permissions = permissionsOf(user);
+  const permissions = permissionsOf(user, DEFAULT_NODE_NAME);
 
   test('is refused every probed subject outside its table, for publishing', async () => {
     const forbidden = PUBLISH_PROBES.filter((s) => !allowed(permissions.publish, s));
@@ -135,7 +141,7 @@ describe.each(BUS_USERS.map((user) => [user]))('the %s user', (user) => {
   });
 
   test('is allowed the subjects of its table it was probed with', async () => {
-    const publish = PUBLISH_PROBES.filter((s) => allowed(permissions.publish, s) && !s.startsWith('$JS.'));
+    const publish = PUBLISH_PROBES.filter((s) => allowed(permissions.publish, s) && !s.startsWith('$JS.') && !s.startsWith(`${NETWORK_API_PREFIX}.`));
     const subscribe = SUBSCRIBE_PROBES.filter((s) => allowed(permissions.subscribe, s));
     const refusals = await refusalsOf(user, (nc) => {
       publish.forEach((subject) => nc.publish(subject, 'probe'));

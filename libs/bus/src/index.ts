@@ -2,14 +2,16 @@ export { SERVICE_NAMES, SUBJECTS, chainToken } from './subjects.js';
 export type { ServiceName } from './subjects.js';
 export { connectBus } from './connection.js';
 export type { BusCredentials, BusOptions } from './connection.js';
-export { ALL_ENDPOINTS, BUS_PERMISSIONS, BUS_USERS, inboxPrefixOf, natsAuthorization, permissionTableMarkdown, permissionsOf } from './permissions.js';
-export type { BusGrant, BusUser, BusUserKey, StreamGrant, SubjectPermissions } from './permissions.js';
+export { ALL_ENDPOINTS, BUS_PERMISSIONS, BUS_USERS, NETWORK_ACCOUNT, apiPrefixOf, inboxPrefixOf, natsAccounts, nodeAccountName, nodeDurable, permissionTableMarkdown, permissionsOf } from './permissions.js';
+export type { BusGrant, BusUser, BusUserKey, NatsAccountsOptions, StreamGrant, SubjectPermissions } from './permissions.js';
 export { credentialsFile, ensureBusCredentials, publicKeyOfSeed, readBusCredentials } from './credentials.js';
 export { decodeJson, encodeJson, preEncoded } from './codec.js';
 export { batchingCaller, call, defineEndpoint, handle, pingService, serve } from './rpc.js';
 export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';
-export { ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';
-export { STREAMS } from './streams.js';
+export { NETWORK_API_PREFIX, busJetStream, ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';
+export type { BusJetStream, ScopedJetStream } from './jetstream.js';
+export { PROPOSER_LEASE_MS, STREAMS, declaredStream, nodePlacementTag } from './streams.js';
+export type { ScopedStreamSpec, StreamScope, StreamTopology } from './streams.js';
 export { consumeExecBatches, consumeExecResults, type ExecItem } from './exec-consumer.js';
 export { ExecPartsMissing, execPartSubject, isExecResultRef, publishExecResult, readExecResult, type ExecResultRef } from './exec-results.js';
 export type { ExecConsumerSpec } from './exec-consumer.js';
@@ -35,7 +37,7 @@ export type {
   TxParamsInput,
 } from './contracts/tx.js';
 export { BLOCK } from './contracts/block.js';
-export type { ChainHealthRecord } from './contracts/block.js';
+export type { ChainHealthRecord, ChainStatusRecord, NodeMetadataRecord, PeerRecord } from './contracts/block.js';
 export type { AccountRecord, AccountRequest, CompileItem, CompiledRecord, NodeAccountRequest } from './contracts/block.js';
 export type { NatsConnection, Subscription } from '@nats-io/nats-core';
 export {

@@ -2,12 +2,14 @@
 // that owns them, idempotently at its start (create, or update to the
 // declared configuration).
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstreamManager, type ConsumerConfig, type JetStreamManager, type StreamConfig, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type StreamConfig, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { declaredStream, type ScopedStreamSpec, type StreamScope, type StreamTopology } from './streams.js';
 
 export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
 
-/** Creates the stream, or brings an existing one to the given configuration. */
-export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Promise<StreamInfo> {
+/** Creates the stream, or brings an existing one to the given configuration (a scope, streams.ts, is not the server's). */
+export async function ensureStream(jsm: JetStreamManager, scoped: StreamSpec & { scope?: StreamScope }): Promise<StreamInfo> {
+  const { scope: _scope, ...spec } = scoped;
   try {
     await jsm.streams.info(spec.name);
   } catch (err) {
@@ -48,6 +50,39 @@ export async function ensureDurableConsumer(jsm: JetStreamManager, spec: Durable
 
 export async function streamManager(nc: NatsConnection): Promise<JetStreamManager> {
   return jetstreamManager(nc);
+}
+
+/**
+ * The prefix under which a node's account reaches the NETWORK account's
+ * JetStream API (the server's account import, permissions.ts): the network's
+ * streams are managed and consumed through it, a node's own streams through
+ * the plain `$JS.API`.
+ */
+export const NETWORK_API_PREFIX = 'JSNET.API';
+
+/** A JetStream client and manager for one scope of streams. */
+export interface ScopedJetStream {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/** A service's JetStream: the network's streams and the node's own, each reached its way. */
+export interface BusJetStream {
+  readonly topology: StreamTopology;
+  readonly network: ScopedJetStream;
+  readonly node: ScopedJetStream;
+  /** the client and manager of a stream's scope */
+  of(spec: { scope: StreamScope }): ScopedJetStream;
+  /** declares the stream as this node's topology says (streams.ts) */
+  ensure(spec: ScopedStreamSpec): Promise<StreamInfo>;
+}
+
+export async function busJetStream(nc: NatsConnection, topology: StreamTopology): Promise<BusJetStream> {
+  // checkAPI: false, since while a cluster elects its meta leader the check would time out a start that can wait
+  const network = { js: jetstream(nc, { apiPrefix: NETWORK_API_PREFIX }), jsm: await jetstreamManager(nc, { apiPrefix: NETWORK_API_PREFIX, checkAPI: false }) };
+  const node = { js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) };
+  const of = (spec: { scope: StreamScope }) => (spec.scope === 'network' ? network : node);
+  return { topology, network, node, of, ensure: (spec) => ensureStream(of(spec).jsm, declaredStream(spec, topology)) };
 }
 
 function isNotFound(err: unknown): boolean {

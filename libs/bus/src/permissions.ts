@@ -23,8 +23,9 @@ import { CIRRUS } from './contracts/cirrus.js';
 import { IDENTITY } from './contracts/identity.js';
 import { TX } from './contracts/tx.js';
 import { VAULT } from './contracts/vault.js';
+import { NETWORK_API_PREFIX } from './jetstream.js';
 import { replyPartsPrefix, type Endpoint } from './rpc.js';
-import { STREAMS } from './streams.js';
+import { STREAMS, type StreamScope } from './streams.js';
 import { SERVICE_NAMES, SUBJECTS, type ServiceName } from './subjects.js';
 
 /**
@@ -78,6 +79,14 @@ export interface BusGrant {
   streams: StreamGrant[];
 }
 
+/** A durable name of a consumer on a network stream: the node's name in it, since every node's consumers share the stream's account. */
+export const NODE_NAME_IN_DURABLE = '{node}';
+
+/** The durable name of a node's consumer on a network stream. */
+export function nodeDurable(base: string, node: string): string {
+  return `${base}-${node}`;
+}
+
 export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
   vault: {
     role: 'keys, signatures and the node CA: answers `vault.*`, calls nobody',
@@ -113,6 +122,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       // results too big for one message, in parts (exec-results.ts); the readers are the results' consumers
       { stream: STREAMS.execParts.name, publish: true },
       { stream: STREAMS.geneses.name, read: true, consumers: ['*'] },
+      { stream: STREAMS.leases.name, publish: true, read: true },
     ],
   },
   cirrus: {
@@ -135,7 +145,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     streams: [
       { stream: STREAMS.exec.name, consumers: ['chains-membership'] },
       { stream: STREAMS.execParts.name, read: true },
-      { stream: STREAMS.geneses.name, publish: true, consumers: ['chains-geneses'] },
+      { stream: STREAMS.geneses.name, publish: true, consumers: [nodeDurable('chains-geneses', NODE_NAME_IN_DURABLE)] },
     ],
   },
   gateway: {
@@ -156,6 +166,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       BLOCK.compile,
       // /ready and /metrics: whether each chain makes progress
       BLOCK.health,
+      // /metadata and /peers
+      BLOCK.metadata,
       CHAINS.create,
       CHAINS.list,
       CHAINS.visibleTo,
@@ -185,21 +197,28 @@ const endpointSubjects = (endpoint: AnyEndpoint): string[] => [endpoint.subject,
 
 const streamSpec = (name: StreamName) => Object.values(STREAMS).find((s) => s.name === name)!;
 
+/** Where a user of a stream's scope reaches its JetStream API: a node's own in its account, the network's through the import (jetstream.ts). */
+export function apiPrefixOf(scope: StreamScope): string {
+  return scope === 'network' ? NETWORK_API_PREFIX : '$JS.API';
+}
+
 /** The JetStream API subjects a stream grant opens (and the stream's own subjects for its producer). */
-function streamSubjects(grant: StreamGrant): string[] {
+function streamSubjects(grant: StreamGrant, node: string): string[] {
   const s = grant.stream;
+  const api = apiPrefixOf(streamSpec(s).scope);
   // every user of a stream declares it identically at its start (any of them may start first)
-  const out = [`$JS.API.STREAM.INFO.${s}`, `$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`];
+  const out = [`${api}.INFO`, `${api}.STREAM.INFO.${s}`, `${api}.STREAM.CREATE.${s}`, `${api}.STREAM.UPDATE.${s}`];
   if (grant.publish) out.push(...streamSpec(s).subjects);
-  if (grant.read) out.push(`$JS.API.STREAM.MSG.GET.${s}`, `$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`);
-  for (const durable of grant.consumers ?? []) {
+  if (grant.read) out.push(`${api}.STREAM.MSG.GET.${s}`, `${api}.DIRECT.GET.${s}`, `${api}.DIRECT.GET.${s}.>`);
+  for (const named of grant.consumers ?? []) {
+    const durable = named.replace(NODE_NAME_IN_DURABLE, node);
     out.push(
-      `$JS.API.CONSUMER.CREATE.${s}.${durable}`,
-      `$JS.API.CONSUMER.CREATE.${s}.${durable}.>`,
-      `$JS.API.CONSUMER.DURABLE.CREATE.${s}.${durable}`,
-      `$JS.API.CONSUMER.INFO.${s}.${durable}`,
-      `$JS.API.CONSUMER.DELETE.${s}.${durable}`,
-      `$JS.API.CONSUMER.MSG.NEXT.${s}.${durable}`,
+      `${api}.CONSUMER.CREATE.${s}.${durable}`,
+      `${api}.CONSUMER.CREATE.${s}.${durable}.>`,
+      `${api}.CONSUMER.DURABLE.CREATE.${s}.${durable}`,
+      `${api}.CONSUMER.INFO.${s}.${durable}`,
+      `${api}.CONSUMER.DELETE.${s}.${durable}`,
+      `${api}.CONSUMER.MSG.NEXT.${s}.${durable}`,
       // acknowledgements, in the server's two reply formats (without and with domain and account hash)
       `$JS.ACK.${s}.${durable}.>`,
       `$JS.ACK.*.*.${s}.${durable}.>`,
@@ -213,8 +232,8 @@ export interface SubjectPermissions {
   subscribe: string[];
 }
 
-/** The subjects a user may publish and subscribe to, as the server's allow lists. */
-export function permissionsOf(user: BusUser): SubjectPermissions {
+/** The subjects a user of a node may publish and subscribe to, as the server's allow lists. */
+export function permissionsOf(user: BusUser, node: string): SubjectPermissions {
   const grant = BUS_PERMISSIONS[user];
   const publish = new Set<string>();
   const subscribe = new Set<string>([`${inboxPrefixOf(user)}.>`]);
@@ -235,8 +254,7 @@ export function permissionsOf(user: BusUser): SubjectPermissions {
   for (const name of grant.pings) publish.add(`$SRV.PING.${name}`);
   for (const subject of grant.publishes) publish.add(subject);
   for (const subject of grant.subscribes) subscribe.add(subject);
-  if (grant.streams.length > 0) publish.add('$JS.API.INFO');
-  for (const stream of grant.streams) for (const subject of streamSubjects(stream)) publish.add(subject);
+  for (const stream of grant.streams) for (const subject of streamSubjects(stream, node)) publish.add(subject);
   return { publish: [...publish], subscribe: [...subscribe] };
 }
 
@@ -249,21 +267,69 @@ export interface BusUserKey {
 
 const quoted = (subjects: string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
 
+/** The account of the network's streams, shared by every node (docs/network.md). */
+export const NETWORK_ACCOUNT = 'NETWORK';
+
+/** The NATS account of a node's services: its name, which names nothing else on the server. */
+export function nodeAccountName(node: string): string {
+  return `node-${node}`;
+}
+
+/** What the NETWORK account offers every node's account: the network's streams' subjects, their JetStream API and their acknowledgements. */
+function networkServices(): Array<{ subject: string; streamResponses?: true; to?: string }> {
+  const streams = Object.values(STREAMS).filter((s) => s.scope === 'network');
+  return [
+    // a pull consumer's batch answers one request with many messages: only a stream response carries them back
+    { subject: '$JS.API.>', streamResponses: true, to: `${NETWORK_API_PREFIX}.>` },
+    ...streams.flatMap((s) => s.subjects.map((subject) => ({ subject }))),
+    ...streams.map((s) => ({ subject: `$JS.ACK.${s.name}.>` })),
+  ];
+}
+
+export interface NatsAccountsOptions {
+  /** this server's node */
+  node: string;
+  /** its services' users */
+  users: BusUserKey[];
+  /** the network's other nodes: their accounts exist on every server of the cluster (JetStream's assignments name them), without users here */
+  otherNodes?: string[];
+  /**
+   * a user every connection without credentials becomes, allowed everything
+   * in the node's account: for tests of a single service only, never for a node
+   */
+  open?: { user: string; password: string };
+}
+
 /**
- * The `authorization` block of nats-server's configuration for these users.
- * `open` adds a user every connection without credentials becomes, allowed
- * everything: for tests of a single service only, never for a node.
+ * The `accounts` block of nats-server's configuration: the NETWORK account
+ * holding the network's streams, and one account per node whose users are
+ * its services, each with its permissions (only this node's users are on
+ * this server). A node's account imports the network's streams; everything
+ * else in it — requests, notices, its own streams — is invisible to every
+ * other account.
  */
-export function natsAuthorization(users: BusUserKey[], open?: { user: string; password: string }): string {
-  const lines = ['authorization {', '  users = ['];
-  for (const { user, nkey } of users) {
-    const p = permissionsOf(user);
-    lines.push(`    # ${user}: ${BUS_PERMISSIONS[user].role}`);
-    lines.push(`    { nkey: ${JSON.stringify(nkey)}, permissions: { publish: { allow: ${quoted(p.publish)} }, subscribe: { allow: ${quoted(p.subscribe)} }, allow_responses: true } }`);
+export function natsAccounts(options: NatsAccountsOptions): string {
+  const services = networkServices();
+  const lines = ['accounts {', `  ${NETWORK_ACCOUNT}: {`, '    jetstream: enabled', '    exports: ['];
+  for (const e of services) lines.push(`      { service: ${JSON.stringify(e.subject)}${e.streamResponses ? ', response_type: stream' : ''} }`);
+  lines.push('    ]', '  }');
+  const imports = services.map((e) => `      { service: { account: ${NETWORK_ACCOUNT}, subject: ${JSON.stringify(e.subject)} }${e.to ? `, to: ${JSON.stringify(e.to)}` : ''} }`);
+  for (const node of [options.node, ...(options.otherNodes ?? []).filter((n) => n !== options.node)]) {
+    lines.push(`  ${JSON.stringify(nodeAccountName(node))}: {`, '    jetstream: enabled');
+    if (node === options.node) {
+      lines.push('    users: [');
+      for (const { user, nkey } of options.users) {
+        const p = permissionsOf(user, node);
+        lines.push(`      # ${user}: ${BUS_PERMISSIONS[user].role}`);
+        lines.push(`      { nkey: ${JSON.stringify(nkey)}, permissions: { publish: { allow: ${quoted(p.publish)} }, subscribe: { allow: ${quoted(p.subscribe)} }, allow_responses: true } }`);
+      }
+      if (options.open) lines.push(`      { user: ${JSON.stringify(options.open.user)}, password: ${JSON.stringify(options.open.password)} }`);
+      lines.push('    ]');
+    }
+    lines.push('    imports: [', ...imports, '    ]', '  }');
   }
-  if (open) lines.push(`    { user: ${JSON.stringify(open.user)}, password: ${JSON.stringify(open.password)} }`);
-  lines.push('  ]', '}');
-  if (open) lines.push(`no_auth_user: ${JSON.stringify(open.user)}`);
+  lines.push('}');
+  if (options.open) lines.push(`no_auth_user: ${JSON.stringify(options.open.user)}`);
   return `${lines.join('\n')}\n`;
 }
 

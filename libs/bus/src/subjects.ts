@@ -31,6 +31,8 @@ export const SUBJECTS = {
   block: {
     /** JetStream: the ordered blocks of a chain */
     ordered: (chainId: ChainId) => `block.${chainToken(chainId)}`,
+    /** JetStream: the lease of a chain's proposer */
+    lease: (chainId: ChainId) => `lease.${chainToken(chainId)}`,
   },
   /** the block service's request/reply endpoints: outside `block.>`, which the BLOCKS stream captures */
   blockService: {

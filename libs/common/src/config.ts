@@ -39,6 +39,14 @@ export interface NodeConfig {
   /** accept access tokens without `exp` (default false: refused) */
   oauthAllowNoExp: boolean;
   nodeOrg: string;
+  /**
+   * the node's name in its network (`NODE_NAME`): its NATS server's name,
+   * its account's and its consumers' (docs/network.md); lower-case letters,
+   * digits and dashes
+   */
+  nodeName: string;
+  /** copies the network keeps of each network stream (`NETWORK_REPLICAS`): min(nodes, 3), the same on every node */
+  networkReplicas: number;
   /** unset: generated into the data dir by the launcher */
   vaultPassword: string | null;
   gasEnabled: boolean;
@@ -69,6 +77,17 @@ function str(env: Env, name: string, fallback: string): string {
 
 function optional(env: Env, name: string): string | null {
   return read(env, name) ?? null;
+}
+
+/** what names a node in NATS: a server name, an account, a placement tag and part of durable names */
+export const NODE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,30}$/;
+/** a node's name when NODE_NAME is not set: a network of one */
+export const DEFAULT_NODE_NAME = 'node1';
+
+function nodeName(env: Env): string {
+  const name = str(env, 'NODE_NAME', DEFAULT_NODE_NAME);
+  if (!NODE_NAME_PATTERN.test(name)) throw new ConfigError('NODE_NAME', `expected a lower-case letter, then up to 30 lower-case letters, digits or dashes, got "${name}"`);
+  return name;
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -177,6 +196,8 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     oauthOrgClaim: str(env, 'OAUTH_ORG_CLAIM', 'organization'),
     oauthAllowNoExp: bool(env, 'OAUTH_ALLOW_NO_EXP', false),
     nodeOrg: str(env, 'NODE_ORG', 'Platform'),
+    nodeName: nodeName(env),
+    networkReplicas: int(env, 'NETWORK_REPLICAS', 1, 1, 5),
     vaultPassword: optional(env, 'VAULT_PASSWORD'),
     gasEnabled: bool(env, 'GAS_ENABLED', false),
     indexEvm: bool(env, 'INDEX_EVM', false),

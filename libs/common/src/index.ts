@@ -1,6 +1,6 @@
 export { ERROR_CATALOGUE, PlatformError, clientErrorOf, isErrorCode, rawErrorResponse, statusOf, toPlatformError } from './errors.js';
 export type { ErrorBody, ErrorCode } from './errors.js';
-export { ConfigError, envWithFlags, loadConfig } from './config.js';
+export { ConfigError, DEFAULT_NODE_NAME, NODE_NAME_PATTERN, envWithFlags, loadConfig } from './config.js';
 export type { NodeConfig } from './config.js';
 export { REDACTED_PATHS, createLogger } from './logger.js';
 export type { Logger } from './logger.js';
@@ -37,6 +37,7 @@ export type {
   TxResult,
   TxResultData,
   TxResultDetail,
+  Validator,
   TxStatus,
   UploadContents,
   VmKind,

@@ -380,6 +380,13 @@ export interface GenesisContract {
   args: Record<string, unknown>;
 }
 
+/** A node that may propose blocks: its name in the network, its organization, and the address of its block-signing key. */
+export interface Validator {
+  node: string;
+  organization: string;
+  address: Address;
+}
+
 export interface Genesis {
   format: 1;
   /** '' for the main chain */
@@ -399,6 +406,13 @@ export interface Genesis {
   members: ChainMember[];
   /** the creator of a private chain */
   creator: Address | null;
+  /**
+   * The main chain of a network of several nodes: the nodes that may propose
+   * blocks, each by its node key's address (docs/network.md). Absent on a
+   * node of its own (its own key proposes) and on private chains (the main
+   * chain's validators order them), so such geneses hash as they did before.
+   */
+  validators?: Validator[];
   /**
    * A private chain that admits transactions from its members only (the
    * creation body's `metadata.membersOnly`); to anyone else it is as unknown

@@ -38,6 +38,8 @@ describe('loadConfig defaults', () => {
       oauthOrgClaim: 'organization',
       oauthAllowNoExp: false,
       nodeOrg: 'Platform',
+      nodeName: 'node1',
+      networkReplicas: 1,
       vaultPassword: null,
       gasEnabled: false,
       indexEvm: false,
@@ -85,6 +87,8 @@ describe('loadConfig values', () => {
       OAUTH_ORG_CLAIM: 'org',
       OAUTH_ALLOW_NO_EXP: 'true',
       NODE_ORG: 'Acme',
+      NODE_NAME: 'acme-2',
+      NETWORK_REPLICAS: '3',
       VAULT_PASSWORD: 'secret',
       GAS_ENABLED: 'yes',
       INDEX_EVM: 'on',
@@ -114,6 +118,8 @@ describe('loadConfig values', () => {
       oauthOrgClaim: 'org',
       oauthAllowNoExp: true,
       nodeOrg: 'Acme',
+      nodeName: 'acme-2',
+      networkReplicas: 3,
       vaultPassword: 'secret',
       gasEnabled: true,
       indexEvm: true,
@@ -176,6 +182,10 @@ describe('loadConfig refusals name the variable', () => {
     ['NATS_URL', 'http://h:4222', /expected a URL with scheme nats: or tls: or ws: or wss:, got http:/],
     ['DATABASE_URL', 'mysql://h/db', /expected a URL with scheme postgres: or postgresql:, got mysql:/],
     ['OAUTH_DISCOVERY_URL', 'ftp://id.example', /scheme http: or https:/],
+    // a node's name names a NATS server, an account and consumers: no dots, spaces or capitals
+    ['NODE_NAME', 'Node.1', /expected a lower-case letter, then up to 30 lower-case letters, digits or dashes, got "Node.1"/],
+    ['NODE_NAME', '1node', /expected a lower-case letter/],
+    ['NETWORK_REPLICAS', '0', /from 1 to 5, got 0/],
   ])('%s=%s', (variable, value, message) => {
     const err = refusal({ [variable]: value });
     expect(err.name).toBe('ConfigError');

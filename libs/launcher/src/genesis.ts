@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createNodeCa, privateKeyFromPem, privateKeyToPem, type NodeCa } from '@platform/certs';
-import { DEFAULT_PROTOCOL, MAIN_CHAIN, type Genesis } from '@platform/common';
+import { DEFAULT_PROTOCOL, MAIN_CHAIN, type Genesis, type Validator } from '@platform/common';
 import { bytesToHex, generateKeyPair, hexToBytes, keyPairFromPrivateKey } from '@platform/crypto';
 import { nodeCaFiles, readNodeCa, registryGenesisContract, type NodeCaFiles, type NodeCaSource } from '@platform/identity';
 
@@ -126,6 +126,7 @@ function readKey(path: string): string {
   return keyPairFromPrivateKey(hexToBytes(text)).address;
 }
 
+/** The address of a secp256k1 key file (64 hex), created if missing: the faucet's, a node's block-signing key. */
 function readOrCreateKey(path: string): string {
   if (!existsSync(path)) writeOnce(path, `${bytesToHex(generateKeyPair().privateKey)}\n`, 0o600);
   return readKey(path);
@@ -149,4 +150,37 @@ function writeOnce(path: string, content: string, mode = 0o644): boolean {
   } finally {
     unlinkSync(tmp);
   }
+}
+
+/** One node of a network whose genesis the launcher writes: where its data is, its name and organization. */
+export interface NetworkMember {
+  name: string;
+  organization: string;
+  dataDir: string;
+}
+
+/**
+ * The main chain's genesis of a new network of several nodes on this machine
+ * (network.ts), written once into `<rootDir>/network/genesis.json` and into
+ * each node's data dir: every node's CA trusted, every node's faucet funded,
+ * every node a validator by its block-signing key (`<dataDir>/block/node.key`,
+ * created here as the block service would, since the genesis must name it).
+ * An existing genesis is kept.
+ */
+export function ensureNetworkGenesis(rootDir: string, members: NetworkMember[]): string {
+  const path = join(rootDir, 'network', 'genesis.json');
+  if (!existsSync(path)) {
+    const roots: string[] = [];
+    const accounts: Genesis['accounts'] = [];
+    const validators: Validator[] = [];
+    for (const m of members) {
+      roots.push(ensureNodeCa(m.dataDir, m.organization, {}).ca.certificatePem);
+      accounts.push({ address: readOrCreateKey(join(m.dataDir, 'faucet.key')), balance: FAUCET_GENESIS_BALANCE.toString() });
+      validators.push({ node: m.name, organization: m.organization, address: readOrCreateKey(join(m.dataDir, 'block', 'node.key')) });
+    }
+    writeOnce(path, `${JSON.stringify({ ...newMainGenesis(accounts, roots), validators }, null, 2)}\n`);
+  }
+  const text = readFileSync(path, 'utf8');
+  for (const m of members) writeOnce(join(m.dataDir, 'genesis.json'), text);
+  return path;
 }

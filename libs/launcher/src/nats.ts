@@ -3,6 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodePlacementTag } from '@platform/bus';
 import { freePort, waitForPort } from './ports.js';
 
 export interface RunningNats {
@@ -39,17 +40,57 @@ export function ensureNatsServer(log: (line: string) => void = () => {}): string
   return installed;
 }
 
+/** A server's place in a network's cluster: its routes to the others' servers, authenticated both ways. */
+export interface NatsClusterOptions {
+  /** the network's name (the cluster's) */
+  name: string;
+  /** where this server accepts the other servers' routes */
+  port: number;
+  /** the route credentials every server of the network shares: a route without them is refused */
+  user: string;
+  password: string;
+  /** the other servers' route addresses (`host:port`); the cluster finds the rest by gossip */
+  routes: string[];
+}
+
 export interface NatsOptions {
   dataDir: string;
+  /** the node this server is: its server name and the tag its own streams are placed by */
+  node: string;
   /**
-   * the server's `authorization` block (`natsAuthorization` of @platform/bus):
-   * who may connect and what each user may do. Required: the server never
-   * runs open to any local process.
+   * the server's `accounts` block (`natsAccounts` of @platform/bus): who may
+   * connect and what each user may do. Required: the server never runs open
+   * to any local process.
    */
-  authorization: string;
+  accounts: string;
+  /** part of a network: routes to the other nodes' servers; absent: a server of its own */
+  cluster?: NatsClusterOptions;
   port?: number;
   host?: string;
   onLog?: (line: string) => void;
+}
+
+/** The server's configuration file: limits, name, cluster routes and accounts. */
+export function natsServerConfig(options: Pick<NatsOptions, 'node' | 'accounts' | 'cluster'> & { host: string }): string {
+  const lines = [
+    // max_payload has no command-line flag: large contract sources need more than the 1 MB default
+    'max_payload: 8MB',
+    `server_name: ${JSON.stringify(options.node)}`,
+    `server_tags: [${JSON.stringify(nodePlacementTag(options.node))}]`,
+  ];
+  const c = options.cluster;
+  if (c) {
+    const route = (address: string) => JSON.stringify(`nats-route://${encodeURIComponent(c.user)}:${encodeURIComponent(c.password)}@${address}`);
+    lines.push(
+      'cluster {',
+      `  name: ${JSON.stringify(c.name)}`,
+      `  listen: ${JSON.stringify(`${options.host}:${c.port}`)}`,
+      `  authorization { user: ${JSON.stringify(c.user)}, password: ${JSON.stringify(c.password)}, timeout: 2 }`,
+      `  routes: [${c.routes.map(route).join(', ')}]`,
+      '}',
+    );
+  }
+  return `${lines.join('\n')}\n${options.accounts}`;
 }
 
 export async function startNats(options: NatsOptions): Promise<RunningNats> {
@@ -58,10 +99,9 @@ export async function startNats(options: NatsOptions): Promise<RunningNats> {
   const port = options.port ?? (await freePort(host));
   const storeDir = join(options.dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
-  // max_payload has no command-line flag: large contract sources need more than the 1 MB default.
-  // The file names users and their permissions: the owner's alone, like the credentials.
+  // The file names users and their permissions, and the routes' password: the owner's alone, like the credentials.
   const configFile = join(options.dataDir, 'nats.conf');
-  writeFileSync(configFile, `max_payload: 8MB\n${options.authorization}`, { mode: 0o600 });
+  writeFileSync(configFile, natsServerConfig({ ...options, host }), { mode: 0o600 });
   chmodSync(configFile, 0o600);
   const child: ChildProcess = spawn(binary, ['-c', configFile, '-js', '-sd', storeDir, '-a', host, '-p', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],

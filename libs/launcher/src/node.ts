@@ -5,10 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { credentialsFile, ensureBusCredentials, natsAuthorization, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
+import { credentialsFile, ensureBusCredentials, natsAccounts, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
 import { loadConfig, type NodeConfig } from '@platform/common';
 import { ensureMainGenesis } from './genesis.js';
-import { startNats, type RunningNats } from './nats.js';
+import { startNats, type NatsClusterOptions, type RunningNats } from './nats.js';
 import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
 import { waitForPort } from './ports.js';
 import { supervise, type Supervised } from './supervisor.js';
@@ -28,6 +28,10 @@ export interface NodeOptions {
   onLine: (name: string, line: string) => void;
   /** how long to wait for /ready; default 120 s */
   readyTimeoutMs?: number;
+  /** part of a network (network.ts): its nodes' names and this node's server's routes */
+  network?: { nodes: string[]; cluster: NatsClusterOptions };
+  /** the embedded NATS server's client port; default a free one */
+  natsPort?: number;
 }
 
 export interface RunningNode {
@@ -75,16 +79,23 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     // at the first start, or the operator's (NATS_CREDENTIALS_DIR) for a NATS of theirs
     const natsCredentialsDir = config.natsCredentialsDir ? resolve(config.natsCredentialsDir) : join(dataDir, 'nats-credentials');
     const busUsers = ensureBusCredentials(natsCredentialsDir, { create: !config.natsCredentialsDir });
-    const authorization = natsAuthorization(busUsers);
+    const accounts = natsAccounts({ node: config.nodeName, users: busUsers, ...(options.network ? { otherNodes: options.network.nodes } : {}) });
     let natsUrl = config.natsUrl;
     if (!natsUrl) {
-      const nats: RunningNats = await startNats({ dataDir, authorization, onLog: (line) => options.onLine('nats', line) });
+      const nats: RunningNats = await startNats({
+        dataDir,
+        node: config.nodeName,
+        accounts,
+        ...(options.network ? { cluster: options.network.cluster } : {}),
+        ...(options.natsPort ? { port: options.natsPort } : {}),
+        onLog: (line) => options.onLine('nats', line),
+      });
       stops.push(() => nats.stop());
       natsUrl = nats.url;
     } else if (!config.natsCredentialsDir) {
-      const file = join(natsCredentialsDir, 'authorization.conf');
-      writeFileSync(file, authorization, { mode: 0o600 });
-      options.onLine('launcher', `NATS_URL: the services connect with the nkeys in ${natsCredentialsDir}; the server must have the authorization in ${file}`);
+      const file = join(natsCredentialsDir, 'accounts.conf');
+      writeFileSync(file, accounts, { mode: 0o600 });
+      options.onLine('launcher', `NATS_URL: the services connect with the nkeys in ${natsCredentialsDir}; the server must have the accounts in ${file}`);
     }
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {

@@ -1,8 +1,8 @@
 // Real infrastructure for tests: a NATS server with JetStream and a PostgreSQL
 // cluster on free ports in a temporary data dir, stopped and removed at the end.
 //
-// The NATS server runs the node's own authorization (every service's nkey user
-// with its permissions). A test of one service plays the other services' parts
+// The NATS server runs the node's own accounts (every service's nkey user
+// with its permissions, the network's streams in their account). A test of one service plays the other services' parts
 // and connects without credentials, so by default the server also maps an
 // unauthenticated connection to a user allowed everything; `openNats: false`
 // leaves that user out, as a node's server is.
@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBusCredentials, natsAuthorization, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
+import { ensureBusCredentials, natsAccounts, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
+import { DEFAULT_NODE_NAME } from '@platform/common';
 import { startNats, type RunningNats } from './nats.js';
 import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
 
@@ -38,7 +39,9 @@ export async function startTestInfra(parts: { nats?: boolean; postgres?: boolean
     if (parts.postgres) infra.postgres = await startPostgres({ dataDir });
     if (parts.nats) {
       const open = parts.openNats === false ? undefined : { user: 'tester', password: randomBytes(16).toString('hex') };
-      infra.nats = await startNats({ dataDir, authorization: natsAuthorization(ensureBusCredentials(credentialsDir), open) });
+      // a node of one, named as the services' configuration names it by default
+      const accounts = natsAccounts({ node: DEFAULT_NODE_NAME, users: ensureBusCredentials(credentialsDir), ...(open ? { open } : {}) });
+      infra.nats = await startNats({ dataDir, node: DEFAULT_NODE_NAME, accounts });
     }
   } catch (err) {
     await infra.stop();

@@ -13,7 +13,7 @@ describe('launcher - embedded infrastructure', () => {
   beforeAll(async () => {
     // sequential, so that a failure of one does not leave the other running unowned
     postgres = await startPostgres({ dataDir: dir });
-    nats = await startNats({ dataDir: dir, authorization: 'authorization { user: "launcher-test", password: "secret-of-the-test" }\n' });
+    nats = await startNats({ dataDir: dir, node: 'node1', accounts: 'accounts { A: { jetstream: enabled, users: [ { user: "launcher-test", password: "secret-of-the-test" } ] } }\n' });
   });
   afterAll(async () => {
     await Promise.all([nats?.stop(), postgres?.stop()]);

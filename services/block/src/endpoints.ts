@@ -1,11 +1,13 @@
 // The block service's request/reply endpoints (contract: libs/bus/src/contracts/block.ts):
-// the account lookup over this node's applied state, and compilation.
+// the account lookup over this node's applied state, compilation, and the
+// node's place in its network (metadata).
 import { BLOCK, CHAINS, IDENTITY, call, handle, type AccountRecord, type Handler, type NatsConnection } from '@platform/bus';
-import { PlatformError, type ChainId } from '@platform/common';
-import type { ChainHealthRecord } from '@platform/bus';
-import { bytesToHex } from '@platform/crypto';
+import { PlatformError, type ChainId, type Genesis } from '@platform/common';
+import type { ChainHealthRecord, ChainStatusRecord, NodeMetadataRecord } from '@platform/bus';
+import { bytesToHex, type KeyPair } from '@platform/crypto';
 import { checkPrivateGenesis } from './chain/private-genesis.js';
 import { compileItems } from './compile.js';
+import { genesisHash } from './genesis.js';
 import { identityStatus } from './exec/identity-status.js';
 import { EMPTY_ROOT } from './state/root.js';
 import type { ChainStore } from './state/store.js';
@@ -16,10 +18,22 @@ export interface HeldChain {
   store: ChainStore;
   /** whether its block loop makes progress (ChainWorker.health) */
   health?: () => ChainHealthRecord;
+  /** where it stands against the network (ChainWorker.status) */
+  status?: () => ChainStatusRecord;
+}
+
+/** What the metadata endpoint says of the node itself. */
+export interface NodeIdentity {
+  node: string;
+  organization: string | null;
+  key: KeyPair;
+  genesis: Genesis;
+  /** the NATS cluster's view of the network's servers: names of those connected now, null when it cannot be told */
+  connectedServers(): Promise<Set<string> | null>;
 }
 
 /** `byId`: the chains held now; private chains are added to it as they start. `nc` asks the chains service who may see a private chain. */
-export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsConnection): Handler[] {
+export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsConnection, self: NodeIdentity): Handler[] {
   const held = (chainId: ChainId): HeldChain => {
     const chain = byId.get(chainId);
     if (!chain) throw notHeld(chainId);
@@ -42,6 +56,7 @@ export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsCon
     handle(BLOCK.nodeAccount, (request) => accountOf(held(chainField(request?.chainId)), hexField(request?.address, 'address', 20))),
     handle(BLOCK.compile, (request) => compileItems(request)),
     handle(BLOCK.health, () => ({ chains: [...byId.values()].flatMap((chain) => (chain.health ? [chain.health()] : [])) })),
+    handle(BLOCK.metadata, async () => metadataOf(self, byId)),
     handle(BLOCK.checkGenesis, (genesis) => {
       if (!genesis || typeof genesis !== 'object') throw invalid('genesis', 'must be a genesis object');
       return checkPrivateGenesis(genesis);
@@ -98,4 +113,19 @@ function hexField(value: unknown, field: string, bytes: number): string {
 function chainField(value: unknown): ChainId {
   if (value === undefined || value === null || value === '') return '';
   return hexField(value, 'chainid', 32);
+}
+
+async function metadataOf(self: NodeIdentity, byId: ReadonlyMap<ChainId, HeldChain>): Promise<NodeMetadataRecord> {
+  const validators = (self.genesis.validators ?? []).map(({ node, organization, address }) => ({ node, organization, address }));
+  const connected = validators.length > 1 ? await self.connectedServers() : null;
+  return {
+    node: self.node,
+    organization: self.organization,
+    nodeAddress: self.key.address,
+    nodePubKey: bytesToHex(self.key.publicKey),
+    validators,
+    networkId: genesisHash(self.genesis),
+    chains: [...byId.values()].flatMap((chain) => (chain.status ? [chain.status()] : [])),
+    peers: validators.filter((v) => v.node !== self.node).map((v) => ({ ...v, connected: connected?.has(v.node) ?? false })),
+  };
 }

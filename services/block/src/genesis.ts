@@ -41,6 +41,13 @@ export function validateGenesis(g: Genesis, where: string): void {
   if (limits) fail(limits);
   // absent: DEFAULT_MIN_GAS_PRICE, for the same reason
   if (g.protocol.minGasPrice !== undefined && !/^\d{1,78}$/.test(String(g.protocol.minGasPrice))) fail('protocol.minGasPrice must be a non-negative integer (decimal text)');
+  if (g.validators !== undefined) {
+    if (g.chainId !== '') fail('only the main chain lists validators: the main chain\'s order private chains too');
+    if (!Array.isArray(g.validators) || g.validators.length === 0) fail('validators, when given, must be a non-empty array');
+    for (const v of g.validators) {
+      if (!v || typeof v.node !== 'string' || typeof v.organization !== 'string' || !/^[0-9a-f]{40}$/.test(v.address)) fail(`validator ${JSON.stringify(v)} needs a node name, an organization and a 40-hex address`);
+    }
+  }
   if (!Array.isArray(g.accounts)) fail('accounts must be an array');
   for (const a of g.accounts) {
     if (!/^[0-9a-f]{40}$/.test(a.address) || !/^\d+$/.test(String(a.balance))) fail(`account ${JSON.stringify(a)} needs a 40-hex address and a decimal balance`);

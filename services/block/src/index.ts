@@ -1,10 +1,10 @@
 // The block service: orders admitted transactions into blocks, executes them
 // (SolidVM; EVM behind the same seam), keeps world state with a state root per
 // block, and publishes each applied block's execution results. See README.md.
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Logger, type NodeConfig } from '@platform/common';
-import { STREAMS, chainToken, connectBus, ensureStream, serve, streamManager, type BusCredentials } from '@platform/bus';
+import { STREAMS, busJetStream, chainToken, connectBus, serve, type BusCredentials, type BusJetStream } from '@platform/bus';
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
 import { PrivateChains } from './chain/private-chains.js';
 import { blockHandlers, type HeldChain } from './endpoints.js';
@@ -32,7 +32,7 @@ export interface BlockServiceOptions {
   dataDir: string;
   /** BLOCK_* settings (parsed by loadBlockSettings at the edge); defaults otherwise */
   settings?: BlockSettings;
-  /** durable name of the admitted-transaction consumer; default `block-<chain>` (shared by the network's proposers) */
+  /** durable name of the main chain's admitted-transaction consumer; default `block-main-<node>` (each node's own) */
   durable?: string;
   /** replaces the VMs (tests, and the EVM once wired) */
   executors?: VmExecutors;
@@ -65,16 +65,14 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     const key = loadNodeKey(join(dataDir, 'block', 'node.key'));
     const nc = await connectBus({ url: options.natsUrl, name: 'block', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const jsm = await streamManager(nc);
+    const bus = await busJetStream(nc, { node: config.nodeName, replicas: config.networkReplicas });
     // any service of the node may start first: each declares the streams it uses
-    for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses]) await ensureStream(jsm, spec);
+    for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses, STREAMS.leases]) await bus.ensure(spec);
     const chain = MAIN_CHAIN;
     const store = new ChainStore(join(dataDir, 'block', chainToken(chain)));
     undo.push(() => store.close());
-    const js = jetstream(nc);
     const shared = {
-      js,
-      jsm,
+      bus,
       key,
       settings: options.settings ?? DEFAULT_BLOCK_SETTINGS,
       gasEnabled: config.gasEnabled,
@@ -82,23 +80,32 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
       executors: options.executors ?? (config.indexEvm ? { ...DEFAULT_EXECUTORS, EVM: indexingEvmExecutor } : DEFAULT_EXECUTORS),
       logger,
       maxPayload: nc.info?.max_payload ?? 1024 * 1024,
+      // the network's validators order every chain, private ones included
+      validators: (genesis.validators ?? []).map((v) => v.address),
+      instance: randomUUID(),
     };
     const worker = new ChainWorker({
       ...shared,
       genesis,
       store,
-      durable: options.durable ?? `block-${chainToken(chain)}`,
+      ...(options.durable ? { durable: options.durable } : {}),
       ...(options.hooks ? { hooks: options.hooks } : {}),
     });
     // the worker stops before the connection drains and the store closes
     undo.unshift(() => worker.stop());
     await worker.start();
-    const held = new Map<string, HeldChain>([[chain, { chainId: chain, store, health: () => worker.health() }]]);
-    const privateChains = new PrivateChains({ js, dataDir, logger, held, workerOptions: shared, mainState: store });
+    const held = new Map<string, HeldChain>([[chain, { chainId: chain, store, health: () => worker.health(), status: () => worker.status() }]]);
+    const privateChains = new PrivateChains({ dataDir, logger, held, workerOptions: shared, mainState: store });
     undo.unshift(() => privateChains.stop());
     await privateChains.start();
     // answered once block 0 is applied: the account lookup never sees a store without a head
-    const service = await serve(nc, { name: 'block', version: VERSION, description: 'account lookup over the applied state, and compilation', logger }, blockHandlers(held, nc));
+    const service = await serve(nc, { name: 'block', version: VERSION, description: 'account lookup over the applied state, and compilation', logger }, blockHandlers(held, nc, {
+        node: config.nodeName,
+        organization: config.nodeOrg,
+        key,
+        genesis,
+        connectedServers: () => connectedServers(bus),
+      }));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
     await nc.flush();
@@ -114,4 +121,18 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * The network's servers connected now, as the BLOCKS stream's Raft group sees
+ * them: its leader, and the replicas that are current and not offline. A
+ * server's name is its node's (the launcher's `server_name`).
+ */
+async function connectedServers(bus: BusJetStream): Promise<Set<string> | null> {
+  const info = await bus.network.jsm.streams.info(STREAMS.blocks.name).catch(() => null);
+  const cluster = info?.cluster;
+  if (!cluster) return null;
+  const out = new Set<string>(cluster.leader ? [cluster.leader] : []);
+  for (const replica of cluster.replicas ?? []) if (replica.current && !replica.offline) out.add(replica.name);
+  return out;
 }

@@ -3,9 +3,9 @@
 // publishes on block.main and exec.main.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { createLogger, loadConfig, type Block, type ExecResult, type Logger, type Receipt, type Transaction } from '@platform/common';
-import { STREAMS, connectBus, encodeJson, ensureStream, streamManager, type NatsConnection } from '@platform/bus';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { DEFAULT_NODE_NAME, createLogger, loadConfig, type Block, type ExecResult, type Logger, type Receipt, type Transaction } from '@platform/common';
+import { STREAMS, busJetStream, connectBus, encodeJson, type BusJetStream, type NatsConnection } from '@platform/bus';
 import { bytesToHex, generateKeyPair, sign, signingHash, transactionHash, type KeyPair } from '@platform/crypto';
 import { newMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService, type BlockServiceOptions, type RunningBlockService } from '../src/index.js';
@@ -131,7 +131,10 @@ export function receiptFor(execs: ExecResult[], hash: string): Receipt | undefin
 export interface BlockFixture {
   infra: TestInfra;
   nc: NatsConnection;
+  /** the network's streams' client (transactions, blocks, geneses) */
   js: JetStreamClient;
+  /** both scopes: the node's results are in `bus.node` */
+  bus: BusJetStream;
   blocks: Collector<Block>;
   execs: Collector<ExecResult>;
   /** a node's data dir under the infra's */
@@ -161,16 +164,18 @@ export const quietLogger = (): Logger => createLogger('block', process.env.TEST_
 export async function blockFixture(): Promise<BlockFixture> {
   const infra = await startTestInfra({ nats: true });
   const nc = await connectBus({ url: infra.nats!.url, name: 'block-test' });
-  const jsm = await streamManager(nc);
-  for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec]) await ensureStream(jsm, spec);
-  const js = jetstream(nc);
+  const bus = await busJetStream(nc, { node: DEFAULT_NODE_NAME, replicas: 1 });
+  for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec]) await bus.ensure(spec);
+  // the network's streams: appends reach them through the account's import, the API through its prefix
+  const js = bus.network.js;
   const blocks = await Collector.start<Block>(js, STREAMS.blocks.name, 'block.main');
-  const execs = await Collector.start<ExecResult>(js, STREAMS.exec.name, 'exec.main');
+  const execs = await Collector.start<ExecResult>(bus.node.js, STREAMS.exec.name, 'exec.main');
   const running: RunningBlockService[] = [];
   const fixture: BlockFixture = {
     infra,
     nc,
     js,
+    bus,
     blocks,
     execs,
     dataDir: (name = 'node') => join(infra.dataDir, name),

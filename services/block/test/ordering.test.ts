@@ -1,7 +1,6 @@
 // Invariants of ordering: a hash executes once per chain whatever the
 // redeliveries; an account's transactions run in nonce order however they
 // arrive; a nonce gap is held for a bounded time and then fails clearly.
-import { jetstreamManager } from '@nats-io/jetstream';
 import { STREAMS, encodeJson } from '@platform/bus';
 import { contractAddress } from '@platform/crypto';
 import { Account, COUNTER, blockFixture, receiptFor, receiptsOf, type BlockFixture } from './helpers.js';
@@ -53,12 +52,12 @@ test('a message may hold a list of transactions: each executes once, and the mes
   expect(calls.map((c) => receiptFor(execs, c.hash)!.returnValues[0])).toEqual(['1', '3', '6']);
   expect(receiptsOf(execs).filter((r) => r.transactionHash === create.hash)).toHaveLength(1);
   expect(receiptsOf(execs).filter((r) => r.transactionHash === calls[1].hash)).toHaveLength(1);
-  const jsm = await jetstreamManager(f.nc);
+  const jsm = f.bus.network.jsm;
   const deadline = Date.now() + 5_000;
-  let info = await jsm.consumers.info(STREAMS.tx.name, 'block-main');
+  let info = await jsm.consumers.info(STREAMS.tx.name, 'block-main-node1');
   while (info.num_ack_pending > 0 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
-    info = await jsm.consumers.info(STREAMS.tx.name, 'block-main');
+    info = await jsm.consumers.info(STREAMS.tx.name, 'block-main-node1');
   }
   expect([info.num_ack_pending, info.num_pending]).toEqual([0, 0]);
 });

@@ -4,7 +4,7 @@
 // started from the GENESIS stream — at start and while running, again after
 // a restart — each with its own blocks, results and account lookup.
 import { refusal } from '@platform/common/testing';
-import { BLOCK, CHAINS, SUBJECTS, STREAMS, call, encodeJson, ensureStream, handle, serve, streamManager } from '@platform/bus';
+import { BLOCK, CHAINS, SUBJECTS, STREAMS, call, encodeJson, handle, serve } from '@platform/bus';
 import { DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, type ExecResult, type Genesis } from '@platform/common';
 import { contractAddress } from '@platform/crypto';
 import { privateChainId } from '../src/chain/private-genesis.js';
@@ -53,7 +53,7 @@ async function reason(promise: Promise<unknown>): Promise<{ code: string; reason
 let f: BlockFixture;
 beforeEach(async () => {
   f = await blockFixture();
-  await ensureStream(await streamManager(f.nc), STREAMS.geneses);
+  await f.bus.ensure(STREAMS.geneses);
 });
 afterEach(async () => {
   await f.stop();
@@ -109,7 +109,7 @@ describe('chains from the GENESIS stream', () => {
     );
 
     // each chain has its own nonces: the same account starts at 0 on both
-    const execs = await Collector.start<ExecResult>(f.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
+    const execs = await Collector.start<ExecResult>(f.bus.node.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
     const create = alice.tx({ to: null, initOrData: hex(COUNTER), metadata: { VM: 'SolidVM', name: 'Counter', args: '{"start":5}' }, chainId: early.chainId, nonce: 0 });
     const call0 = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'addOrg', args: '{"_orgName":"C"}' }, chainId: early.chainId, nonce: 1 });
     await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(create), { msgID: create.hash });
@@ -124,7 +124,7 @@ describe('chains from the GENESIS stream', () => {
     // SolidVM's account(a, "parent") and "self" on a child of the main chain
     const where = alice.tx({ to: null, initOrData: hex(WHERE), metadata: { VM: 'SolidVM', name: 'Where', args: '{}' }, chainId: early.chainId, nonce: 2 });
     const ask = alice.tx({ to: contractAddress(alice.address, 2n), metadata: { VM: 'SolidVM', funcName: 'chains', args: '{}' }, chainId: early.chainId, nonce: 3 });
-    const whereExecs = await Collector.start<ExecResult>(f.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
+    const whereExecs = await Collector.start<ExecResult>(f.bus.node.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
     for (const tx of [where, ask]) await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(tx), { msgID: tx.hash });
     const answered = await whereExecs.until((e) => receiptFor(e, ask.hash) !== undefined);
     whereExecs.stop();

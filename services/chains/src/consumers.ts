@@ -7,13 +7,13 @@
 //   contract itself emitted count: any user may send transactions to a
 //   private chain, and a contract of their own emitting `OrgAdded` must not
 //   let them in.
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { STREAMS, SUBJECTS, consumeExecResults, ensureDurableConsumer } from '@platform/bus';
+import { STREAMS, SUBJECTS, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream } from '@platform/bus';
 import { GOVERNANCE_ADDRESS, MAIN_CHAIN, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import { inTransaction, type Client, type Db } from './db.js';
 import { addMember, insertChain, removeMembers } from './store.js';
 
+/** the base of this node's consumer of the network's GENESIS stream (`chains-geneses-<node>`) */
 export const GENESIS_CONSUMER = 'chains-geneses';
 export const MEMBERSHIP_CONSUMER = 'chains-membership';
 const EXEC_ACK_WAIT_MS = 5_000;
@@ -71,12 +71,13 @@ async function applyEvent(client: Client, chainId: string, event: EventLog): Pro
   if (apply) await apply(client, chainId, event.args.map(([, value]) => value));
 }
 
-export async function startConsumers(options: { js: JetStreamClient; jsm: JetStreamManager; pool: Db; logger: Logger; visibilityChanged: () => void }): Promise<{ stop(): Promise<void> }> {
-  const { js, jsm, pool, logger, visibilityChanged } = options;
-  await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: MEMBERSHIP_CONSUMER, ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
-  await ensureDurableConsumer(jsm, { stream: STREAMS.geneses.name, durable: GENESIS_CONSUMER });
+export async function startConsumers(options: { bus: BusJetStream; pool: Db; logger: Logger; visibilityChanged: () => void }): Promise<{ stop(): Promise<void> }> {
+  const { bus, pool, logger, visibilityChanged } = options;
+  const genesisConsumer = nodeDurable(GENESIS_CONSUMER, bus.topology.node);
+  await ensureDurableConsumer(bus.node.jsm, { stream: STREAMS.exec.name, durable: MEMBERSHIP_CONSUMER, ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
+  await ensureDurableConsumer(bus.network.jsm, { stream: STREAMS.geneses.name, durable: genesisConsumer });
   let stopping = false;
-  const geneses = await (await js.consumers.get(STREAMS.geneses.name, GENESIS_CONSUMER)).consume();
+  const geneses = await (await bus.network.js.consumers.get(STREAMS.geneses.name, genesisConsumer)).consume();
   const genesisLoop = (async () => {
     for await (const m of geneses) {
       let genesis: Genesis | null = null;
@@ -107,7 +108,7 @@ export async function startConsumers(options: { js: JetStreamClient; jsm: JetStr
     }
   })().catch((err: unknown) => logger.error({ err }, 'the genesis consumer stopped'));
   const membership = await consumeExecResults({
-    js,
+    js: bus.node.js,
     durable: MEMBERSHIP_CONSUMER,
     logger,
     heartbeatMs: EXEC_HEARTBEAT_MS,

@@ -3,9 +3,8 @@
 // README.md.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
 import { DEFAULT_PROTOCOL, type Genesis, type Logger, type NodeConfig, type ProtocolParams } from '@platform/common';
-import { STREAMS, SUBJECTS, connectBus, ensureStream, serve, streamManager, type BusCredentials } from '@platform/bus';
+import { STREAMS, SUBJECTS, busJetStream, connectBus, serve, type BusCredentials } from '@platform/bus';
 import { startConsumers } from './consumers.js';
 import { createPool, migrate } from './db.js';
 import { chainsHandlers } from './endpoints.js';
@@ -16,7 +15,7 @@ export { MAX_CHAINS_PER_REQUEST } from './create.js';
 export { AUTO_APPROVE_SOURCE } from './auto-approve.js';
 
 export interface ChainsServiceOptions {
-  config: Pick<NodeConfig, 'dataDir' | 'nodeOrg'>;
+  config: Pick<NodeConfig, 'dataDir' | 'nodeOrg' | 'nodeName' | 'networkReplicas'>;
   logger: Logger;
   natsUrl: string;
   /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
@@ -51,13 +50,12 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     await migrate(pool);
     const nc = await connectBus({ url: options.natsUrl, name: 'chains', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const jsm = await streamManager(nc);
+    const bus = await busJetStream(nc, { node: options.config.nodeName, replicas: options.config.networkReplicas });
     // any service of the node may start first: each declares the streams it uses
-    for (const spec of [STREAMS.exec, STREAMS.geneses]) await ensureStream(jsm, spec);
-    const js = jetstream(nc);
-    const consumers = await startConsumers({ js, jsm, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });
+    for (const spec of [STREAMS.exec, STREAMS.geneses]) await bus.ensure(spec);
+    const consumers = await startConsumers({ bus, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });
     undo.unshift(() => consumers.stop());
-    const deps = { nc, js, pool, logger, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
+    const deps = { nc, js: bus.network.js, pool, logger, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
     const service = await serve(nc, { name: 'chains', version: VERSION, description: 'private chains: creation, records, membership', logger }, chainsHandlers(deps));
     undo.unshift(() => service.stop());
     await nc.flush();

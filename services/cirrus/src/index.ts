@@ -3,8 +3,8 @@
 // `cirrus`, one table per contract, history, event and side tables; the
 // `cirrus.search` endpoint answers PostgREST queries on them through
 // @platform/query. See README.md.
-import { jetstream } from '@nats-io/jetstream';
-import { STREAMS, connectBus, ensureDurableConsumer, ensureStream, handle, serve, streamManager, type BusCredentials } from '@platform/bus';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { STREAMS, busJetStream, connectBus, ensureDurableConsumer, handle, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, EXEC_MAX_IN_FLIGHT, appliedSequence, startIndexer } from './consumer.js';
@@ -37,7 +37,7 @@ export interface RunningCirrus {
 
 const VERSION = '0.1.0';
 
-async function deleteConsumer(jsm: Awaited<ReturnType<typeof streamManager>>, durable: string): Promise<void> {
+async function deleteConsumer(jsm: JetStreamManager, durable: string): Promise<void> {
   try {
     await jsm.consumers.delete(STREAMS.exec.name, durable);
   } catch (err) {
@@ -56,8 +56,10 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
   try {
     const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const jsm = await streamManager(nc);
-    await ensureStream(jsm, STREAMS.exec);
+    const bus = await busJetStream(nc, { node: options.config.nodeName, replicas: options.config.networkReplicas });
+    await bus.ensure(STREAMS.exec);
+    // the read model is this node's own: its results' stream is in the node's account
+    const { jsm, js } = bus.node;
     if (options.reindex) {
       await dropReadModel(pool);
       logger.info('reindex: the read model was dropped; it is rebuilt from the first execution result');
@@ -71,7 +73,7 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
     if ((await appliedSequence(pool)) === 0) await deleteConsumer(jsm, CIRRUS_CONSUMER);
     await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: EXEC_MAX_IN_FLIGHT });
     const streamFirstSeq = (await jsm.streams.info(STREAMS.exec.name)).state.first_seq;
-    const indexer = await startIndexer({ js: jetstream(nc), pool, logger, streamFirstSeq, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
+    const indexer = await startIndexer({ js, pool, logger, streamFirstSeq, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });
     undo.unshift(() => indexer.stop());
     const resolver = new TableResolver(pool, options.databaseUrl, logger);
     await resolver.start();

@@ -13,6 +13,7 @@ import { installBodyParsers } from './body.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
+import { networkRoutes } from './routes/network.js';
 import { chainRoutes } from './routes/chains.js';
 import { cirrusRoutes } from './routes/cirrus.js';
 import { keyRoutes } from './routes/key.js';
@@ -21,7 +22,7 @@ import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp'>>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl'>>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
@@ -120,6 +121,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     transactionRoutes(platform, { nc: deps.nc, hub, resolveTimeoutMs: deps.config.resolveTimeoutMs });
     chainInfoRoutes(platform, deps.nc);
     chainRoutes(platform, deps.nc);
+    networkRoutes(platform, { nc: deps.nc, config: deps.config });
   });
   return app;
 }

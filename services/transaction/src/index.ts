@@ -1,8 +1,7 @@
 // The transaction service: admission of vault-signed and raw transactions
 // (nonces, signatures, limits), the outbox to `tx.admitted.<chain>`, the
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
-import { jetstream } from '@nats-io/jetstream';
-import { STREAMS, connectBus, ensureStream, serve, streamManager, type BusCredentials } from '@platform/bus';
+import { STREAMS, busJetStream, connectBus, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { ChainGate } from './chains.js';
@@ -63,14 +62,14 @@ export async function startTransactionService(options: TransactionServiceOptions
 
     const nc = await connectBus({ url: options.natsUrl, name: 'transaction', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const jsm = await streamManager(nc);
+    const bus = await busJetStream(nc, { node: config.nodeName, replicas: config.networkReplicas });
     // any of the services sharing a stream may start first: each declares it identically
-    await ensureStream(jsm, STREAMS.tx);
-    await ensureStream(jsm, STREAMS.exec);
-    await declareExecConsumer(jsm, options.execAckWaitMs ?? EXEC_ACK_WAIT_MS);
-    const js = jetstream(nc);
+    await bus.ensure(STREAMS.tx);
+    await bus.ensure(STREAMS.exec);
+    await declareExecConsumer(bus.node.jsm, options.execAckWaitMs ?? EXEC_ACK_WAIT_MS);
 
-    const outbox = new Outbox(js, pool, markPool, logger, options.faults, nc.info?.max_payload);
+    // admitted transactions go to the network's stream; this node's results come from its own
+    const outbox = new Outbox(bus.network.js, pool, markPool, logger, options.faults, nc.info?.max_payload);
     undo.unshift(() => outbox.marksWritten());
     // what a crash left between commit and publish goes out before anything new
     const republished = await outbox.sweep();
@@ -81,7 +80,7 @@ export async function startTransactionService(options: TransactionServiceOptions
 
     const admitted = new AdmittedCache();
     const recent = new RecentResults();
-    const consumer = await startExecConsumer({ nc, js, pool, logger, admitted, recent, faults: options.faults });
+    const consumer = await startExecConsumer({ nc, js: bus.node.js, pool, logger, admitted, recent, faults: options.faults });
     undo.unshift(() => consumer.stop());
 
     // the main chain's rules (its minimum gas price) are the node's genesis's; a private chain's come with the chains service's answer

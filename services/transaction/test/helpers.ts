@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { encodeRlp, keccak256, toBeArray, toUtf8Bytes } from 'ethers';
-import { CHAINS, STREAMS, VAULT, call, connectBus, handle, serve, type NatsConnection } from '@platform/bus';
-import { DEFAULT_PROTOCOL, createLogger, loadConfig, type ExecResult, type ProtocolParams, type Logger, type Receipt, type Transaction } from '@platform/common';
+import { CHAINS, STREAMS, VAULT, busJetStream, call, connectBus, handle, serve, type NatsConnection } from '@platform/bus';
+import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, createLogger, loadConfig, type ExecResult, type ProtocolParams, type Logger, type Receipt, type Transaction } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startVault, type RunningVault } from '@platform/vault';
 import { startTransactionService, type Faults, type RunningTransactionService } from '../src/index.js';
@@ -63,7 +63,8 @@ export async function fixture(): Promise<Fixture> {
     nc,
     chains,
     js: jetstream(nc),
-    jsm: await jetstreamManager(nc),
+    // the TX stream is the network's: its API is reached through the account's import
+    jsm: (await busJetStream(nc, { node: DEFAULT_NODE_NAME, replicas: 1 })).network.jsm,
     database: (name) => infra.postgres!.createDatabase(name),
     async start(options = {}) {
       await running?.stop();

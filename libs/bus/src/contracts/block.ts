@@ -104,7 +104,53 @@ export const BLOCK = {
    * the reason of the first failure and the rounds retried.
    */
   health: defineEndpoint<Record<string, never>, { chains: ChainHealthRecord[] }>(SERVICE_NAMES.block, 'health', 'block-svc.health'),
+  /**
+   * The node in its network (the gateway's `/metadata` and `/peers`): its
+   * block-signing key, the validators, where each chain it holds stands
+   * against the network's head, and the other nodes as the NATS cluster
+   * sees them. Private chains are filtered by the gateway.
+   */
+  metadata: defineEndpoint<Record<string, never>, NodeMetadataRecord>(SERVICE_NAMES.block, 'metadata', 'block-svc.metadata'),
 } as const;
+
+/** Where one chain stands on this node. */
+export interface ChainStatusRecord {
+  /** '' for the main chain */
+  chainId: string;
+  /** the last block applied here, its hash and state root */
+  height: number;
+  hash: string;
+  stateRoot: string;
+  /** the last block the network ordered, as far as this node has heard */
+  networkHeight: number;
+  /** whether this node proposes the chain's blocks now (holds its lease) */
+  proposer: boolean;
+  halted: string | null;
+}
+
+export interface PeerRecord {
+  node: string;
+  organization: string;
+  /** the address of its block-signing key */
+  address: string;
+  /** whether its NATS server is in the cluster now, as the network's block stream sees it */
+  connected: boolean;
+}
+
+export interface NodeMetadataRecord {
+  node: string;
+  organization: string | null;
+  /** the address of this node's block-signing key, and its public key (uncompressed, 65 bytes hex) */
+  nodeAddress: string;
+  nodePubKey: string;
+  /** the validators of the main genesis; empty on a node of its own */
+  validators: Array<{ node: string; organization: string; address: string }>;
+  /** the main genesis's hash: what identifies the network */
+  networkId: string;
+  chains: ChainStatusRecord[];
+  /** the other validators' nodes */
+  peers: PeerRecord[];
+}
 
 /** One chain's progress as the block service sees it. */
 export interface ChainHealthRecord {

@@ -5,7 +5,7 @@
 // logged and skipped: the stream is the chains service's, and a bad entry
 // must not stop the node's other chains.
 import { join } from 'node:path';
-import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
+import { DeliverPolicy } from '@nats-io/jetstream';
 import type { ChainId, Genesis, Logger } from '@platform/common';
 import { STREAMS, chainToken } from '@platform/bus';
 import { validCertificateOf } from '@platform/identity';
@@ -15,7 +15,6 @@ import { privateGenesisError } from './private-genesis.js';
 import { ChainWorker, type ChainWorkerOptions } from './worker.js';
 
 export interface PrivateChainsOptions {
-  js: JetStreamClient;
   dataDir: string;
   logger: Logger;
   /** the chains this node answers for (the main chain's included): new ones are added here */
@@ -41,8 +40,9 @@ export class PrivateChains {
 
   /** Starts the chains published so far; the ones published later start as they arrive. */
   async start(): Promise<void> {
-    const last = (await this.o.workerOptions.jsm.streams.info(STREAMS.geneses.name)).state.last_seq;
-    const consumer = await this.o.js.consumers.get(STREAMS.geneses.name, { deliver_policy: DeliverPolicy.All });
+    const { js, jsm } = this.o.workerOptions.bus.network;
+    const last = (await jsm.streams.info(STREAMS.geneses.name)).state.last_seq;
+    const consumer = await js.consumers.get(STREAMS.geneses.name, { deliver_policy: DeliverPolicy.All });
     const messages = await consumer.consume();
     this.messages = messages;
     let caughtUp!: () => void;
@@ -79,7 +79,7 @@ export class PrivateChains {
     const token = chainToken(genesis.chainId);
     const store = new ChainStore(join(this.o.dataDir, 'block', token));
     const mainChainCertificate = (address: string, at: number) => validCertificateOf(this.o.mainState, address, at)?.certificateString ?? null;
-    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, durable: `block-${token}`, mainChainCertificate });
+    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, mainChainCertificate });
     try {
       await worker.start();
     } catch (err) {
@@ -88,7 +88,7 @@ export class PrivateChains {
       throw err;
     }
     this.workers.set(genesis.chainId, { worker, store });
-    this.o.held.set(genesis.chainId, { chainId: genesis.chainId, store, health: () => worker.health() });
+    this.o.held.set(genesis.chainId, { chainId: genesis.chainId, store, health: () => worker.health(), status: () => worker.status() });
   }
 
   async stop(): Promise<void> {

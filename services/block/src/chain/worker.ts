@@ -18,11 +18,12 @@
 //   `<chain>:<height>`; its mark as published rides on the next block's
 //   commit. On start, whatever the outbox holds past the stream's last result
 //   is published.
-import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
+import { headers, type MsgHdrs } from '@nats-io/nats-core';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, ensureStream, publishExecResult, type ChainHealthRecord } from '@platform/bus';
+import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
 import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -32,6 +33,7 @@ import type { BlockSettings } from '../settings.js';
 import { Overlay } from '../state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot, type RootResult } from '../state/root.js';
 import type { ChainStore, Head } from '../state/store.js';
+import { LEASE_TICK_MS, ProposerLease } from './lease.js';
 import { Mempool } from './mempool.js';
 import { transactionShapeError } from './tx-shape.js';
 
@@ -61,15 +63,15 @@ export class ChainHalted extends Error {
 export interface ChainWorkerOptions {
   genesis: Genesis;
   store: ChainStore;
-  js: JetStreamClient;
-  jsm: JetStreamManager;
+  /** the network's streams (transactions, blocks) and the node's own (results) */
+  bus: BusJetStream;
   key: KeyPair;
   settings: BlockSettings;
   gasEnabled: boolean;
   executors: VmExecutors;
   logger: Logger;
-  /** the admitted-transaction consumer's durable name */
-  durable: string;
+  /** the admitted-transaction consumer's durable name; default `block-<chain>-<node>` (each node's own) */
+  durable?: string;
   /** the server's largest message, which bounds a block's size */
   maxPayload: number;
   /**
@@ -79,6 +81,13 @@ export interface ChainWorkerOptions {
    * and on every re-execution — sees the same identities.
    */
   mainChainCertificate?: (address: string, at: number) => string | null;
+  /**
+   * the addresses that may propose (the main genesis's validators); empty:
+   * a node of its own, whose blocks only its own key signs
+   */
+  validators: readonly string[];
+  /** this process's identity in a lease (lease.ts): a restart takes its own lease over */
+  instance: string;
   hooks?: BlockHooks;
 }
 
@@ -98,12 +107,18 @@ export class ChainWorker {
   private readonly log: Logger;
   private readonly mempool = new Mempool<Delivery>();
   private keepAlive: NodeJS.Timeout | null = null;
+  /** null on a node that is not a validator: it applies the blocks others propose */
+  private lease: ProposerLease | null = null;
+  private leaseTimer: NodeJS.Timeout | null = null;
+  private leaseTick: Promise<unknown> = Promise.resolve();
   /** blocks from the stream, not yet looked at */
   /** delivered blocks, read only when applied: the blocks proposed here come back too, and are skipped unread */
   private readonly incoming: Array<{ msg: JsMsg; seq: number }> = [];
   private head!: Head;
   /** the highest block sequence known on `block.<chain>` */
   private streamHead = 0;
+  /** the height of the last block known on `block.<chain>` (its messages' BLOCK_HEIGHT_HEADER) */
+  private networkHeight = 0;
   private publishedHeight = -1;
   private lastCut = 0;
   private lastBlockSize = 0;
@@ -147,10 +162,24 @@ export class ChainWorker {
     };
   }
 
+  /** Where the chain stands here against the network (the node's metadata). */
+  status(): ChainStatusRecord {
+    const height = this.head?.header.number ?? -1;
+    return {
+      chainId: this.chainId,
+      height,
+      hash: this.head?.hash ?? '',
+      stateRoot: this.head?.header.stateRoot ?? '',
+      networkHeight: Math.max(height, this.networkHeight),
+      proposer: this.lease?.held() ?? false,
+      halted: this.halted?.message ?? null,
+    };
+  }
+
   async start(): Promise<void> {
     const { store, genesis } = this.o;
     // results too big for one message go in parts (publishExecResult); any service may start first
-    await ensureStream(this.o.jsm, STREAMS.execParts);
+    await this.o.bus.ensure(STREAMS.execParts);
     const gHash = genesisHash(genesis);
     if (!store.head()) await this.applyGenesis(gHash);
     else if (store.genesisHash() !== gHash) {
@@ -167,16 +196,20 @@ export class ChainWorker {
     }
     await this.consumeBlocks();
     await this.consumeAdmitted();
-    this.log.info({ height: this.head.header.number, hash: this.head.hash, streamHead: this.streamHead }, 'chain started');
+    await this.startLease();
+    this.log.info({ height: this.head.header.number, hash: this.head.hash, streamHead: this.streamHead, proposer: this.lease?.held() ?? false }, 'chain started');
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.keepAlive) clearInterval(this.keepAlive);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     for (const s of this.subscriptions.splice(0)) await Promise.resolve(s.stop()).catch(() => {});
     this.wake();
     await this.loop;
+    await this.leaseTick;
+    await this.lease?.release();
     // the last publications' mark, which no next block carries
     if (this.publishedHeight > this.o.store.publishedHeight()) {
       await this.o.store.markPublished(this.publishedHeight).catch((err: unknown) => this.log.warn({ err, height: this.publishedHeight }, 'could not record a publication'));
@@ -244,6 +277,8 @@ export class ChainWorker {
     // behind the stream: the blocks are on their way; proposing now would lose anyway
     if (this.head.seq < this.streamHead) return this.idle(1_000);
     if (this.mempool.size === 0) return this.idle();
+    // another validator proposes: its blocks take these transactions out of the mempool
+    if (!this.lease?.held()) return this.idle(LEASE_TICK_MS);
     const { maxTxs, maxWaitMs, nonceGapMs } = this.o.settings;
     const now = Date.now();
     // an idle chain cuts at once; a busy one — its last block, or what waits
@@ -264,6 +299,26 @@ export class ChainWorker {
     this.lastBlockSize = selection.chosen.length;
     await this.propose(selection.chosen.map((w) => w.tx));
     this.lastBlockMs = Date.now() - now;
+  }
+
+  // --- the proposer lease ------------------------------------------------------------
+
+  private async startLease(): Promise<void> {
+    const { validators, key, bus } = this.o;
+    if (validators.length > 0 && !validators.includes(key.address)) {
+      this.log.info('this node is not a validator: it applies the blocks the validators propose');
+      return;
+    }
+    this.lease = new ProposerLease({ bus, chainId: this.chainId, record: { node: bus.topology.node, proposer: key.address, instance: this.o.instance }, logger: this.log });
+    await this.lease.tick();
+    this.leaseTimer = setInterval(() => {
+      // one tick at a time: a slow server must not stack renewals
+      this.leaseTick = this.leaseTick.then(async () => {
+        if (this.stopped) return;
+        const wasHeld = this.lease!.held();
+        if ((await this.lease!.tick()) && !wasHeld) this.wake();
+      });
+    }, LEASE_TICK_MS);
   }
 
   // --- proposing ------------------------------------------------------------------
@@ -332,12 +387,19 @@ export class ChainWorker {
     const data = encodeJson(block);
     for (let attempt = 1; ; attempt++) {
       try {
-        // msgID = block hash: a retry of this very block is answered as a duplicate with its sequence
-        const ack = await this.o.js.publish(SUBJECTS.block.ordered(this.chainId), data, {
-          msgID: block.hash,
+        // one msgID per height: a second block at this height within the
+        // duplicate window is answered as a duplicate of the first, however
+        // the expected sequence was checked (nats-server 2.9 before 2.9.21
+        // could accept two concurrent appends expecting the same sequence)
+        const ack = await this.o.bus.network.js.publish(SUBJECTS.block.ordered(this.chainId), data, {
+          headers: heightHeader(block.header.number),
+          msgID: `${this.token}:${block.header.number}`,
           expect: { lastSubjectSequence: expectedSeq },
         });
-        return ack.seq;
+        if (!ack.duplicate) return ack.seq;
+        // this very block, appended by an attempt whose answer was lost; or another proposer's
+        const stored = await this.o.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { seq: ack.seq });
+        return stored && stored.json<Block>().hash === block.hash ? ack.seq : null;
       } catch (err) {
         if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) return null;
         if (attempt >= APPEND_ATTEMPTS || this.stopped) throw err;
@@ -424,6 +486,8 @@ export class ChainWorker {
     if (h.timestamp < parent.header.timestamp) throw refuse('its timestamp is before its parent');
     const integrity = blockIntegrityError(block);
     if (integrity) throw refuse(integrity);
+    const { validators } = this.o;
+    if (validators.length > 0 && !validators.includes(h.proposer)) throw refuse(`its proposer ${h.proposer} is not a validator of the network`);
     for (const tx of block.transactions) {
       const why = transactionShapeError(tx, this.chainId);
       if (why) throw refuse(`transaction ${tx?.hash}: ${why}`);
@@ -465,7 +529,7 @@ export class ChainWorker {
   private async publishOutbox(): Promise<void> {
     for (const { height, json } of this.o.store.unpublished()) {
       if (height <= this.publishedHeight) continue;
-      const parts = await publishExecResult(this.o.js, { chainId: this.chainId, height, json }, this.o.maxPayload);
+      const parts = await publishExecResult(this.o.bus.node.js, { chainId: this.chainId, height, json }, this.o.maxPayload);
       if (parts > 0) this.log.info({ height, bytes: json.length, parts }, 'the results of a block are larger than a bus message: published in parts');
       this.publishedHeight = height;
     }
@@ -473,7 +537,7 @@ export class ChainWorker {
 
   /** After a crash between publishing and recording it, the stream already has the result: do not publish it again. */
   private async skipAlreadyPublished(): Promise<void> {
-    const last = await this.o.jsm.streams.getMessage(STREAMS.exec.name, { last_by_subj: SUBJECTS.exec.results(this.chainId) }).catch(() => null);
+    const last = await this.o.bus.node.jsm.streams.getMessage(STREAMS.exec.name, { last_by_subj: SUBJECTS.exec.results(this.chainId) }).catch(() => null);
     if (!last) return;
     const height = (decodeJson<ExecResult>(last.data)).block.number;
     if (height > this.publishedHeight && height <= this.head.header.number) {
@@ -485,12 +549,14 @@ export class ChainWorker {
   // --- the two consumers -------------------------------------------------------------
 
   private async lastBlockSeq(): Promise<number> {
-    const last = await this.o.jsm.streams.getMessage(STREAMS.blocks.name, { last_by_subj: SUBJECTS.block.ordered(this.chainId) });
+    const last = await this.o.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { last_by_subj: SUBJECTS.block.ordered(this.chainId) });
+    const height = Number(last?.header?.get(BLOCK_HEIGHT_HEADER));
+    if (Number.isSafeInteger(height)) this.networkHeight = Math.max(this.networkHeight, height);
     return last?.seq ?? 0;
   }
 
   private async consumeBlocks(): Promise<void> {
-    const consumer = await this.o.js.consumers.get(STREAMS.blocks.name, {
+    const consumer = await this.o.bus.network.js.consumers.get(STREAMS.blocks.name, {
       filter_subjects: SUBJECTS.block.ordered(this.chainId),
       opt_start_seq: this.head.seq + 1,
     });
@@ -500,13 +566,17 @@ export class ChainWorker {
       for await (const m of messages) {
         this.incoming.push({ msg: m, seq: m.seq });
         this.streamHead = Math.max(this.streamHead, m.seq);
+        const height = Number(m.headers?.get(BLOCK_HEIGHT_HEADER));
+        if (Number.isSafeInteger(height)) this.networkHeight = Math.max(this.networkHeight, height);
         this.wake();
       }
     })().catch((err: unknown) => this.log.error({ err }, 'the block consumer stopped'));
   }
 
   private async consumeAdmitted(): Promise<void> {
-    const { jsm, js, durable, settings } = this.o;
+    const { settings } = this.o;
+    const { js, jsm } = this.o.bus.network;
+    const durable = this.o.durable ?? nodeDurable(`block-${this.token}`, this.o.bus.topology.node);
     await ensureDurableConsumer(jsm, {
       stream: STREAMS.tx.name,
       durable,
@@ -581,6 +651,15 @@ export class ChainWorker {
     }
     this.wake();
   }
+}
+
+/** a block message's height, readable without parsing the block: how far the network is */
+const BLOCK_HEIGHT_HEADER = 'Block-Height';
+
+function heightHeader(height: number): MsgHdrs {
+  const h = headers();
+  h.set(BLOCK_HEIGHT_HEADER, String(height));
+  return h;
 }
 
 /** times its last block's wall time a busy chain gathers the next */
