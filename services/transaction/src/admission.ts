@@ -68,6 +68,7 @@ async function addressOf(nc: AdmissionDeps['nc'], username: string): Promise<str
 }
 
 export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promise<TxResult[]> {
+  deps.outbox.requireOrdering();
   const username = usernameField(request?.username);
   const submitter = { username, organization: organization(request.organization) };
   const drafts = draftsOf(request.transactions, request.txParams, request.chainId);
@@ -113,6 +114,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
  * it needs no idempotency key.
  */
 export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest): Promise<TxResult> {
+  deps.outbox.requireOrdering();
   const username = usernameField(request?.username);
   const submitter = { username, organization: organization(request.organization) };
   const raw = parseRaw(request.transaction, request.chainId, deps.config.rawTxRequireSignedMetadata);
@@ -156,6 +158,7 @@ export async function fill(deps: AdmissionDeps, request: FillRequest): Promise<T
   usernameField(request?.username);
   const to = addressField(request.address, 'address');
   if (!deps.config.gasEnabled) return ZERO_HASH_SUCCESS;
+  deps.outbox.requireOrdering();
   const draft = faucetDraft(to);
   const { tx, body } = await inTransaction(deps.pool, async (client) => {
     const [nonce] = await allocate(client, deps.faucet.address, [draft], Infinity);

@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { SUBJECTS } from '@platform/bus';
-import type { Logger } from '@platform/common';
+import { PlatformError, type Logger } from '@platform/common';
 import type { Db } from './db.js';
 import { markPublished, unpublished } from './store.js';
 
@@ -43,6 +43,8 @@ export interface Faults {
 const SWEEP_BATCH = 500;
 
 export class Outbox {
+  /** since when every publication failed (the network's stream refuses or does not answer); null while it takes them */
+  private failingSince: number | null = null;
   private sweeping = false;
   private unmarked: string[] = [];
   private marking: Promise<void> | null = null;
@@ -95,9 +97,36 @@ export class Outbox {
     const acked = batches.flatMap((b, i) => (results[i].status === 'fulfilled' ? b.hashes : []));
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) this.logger.warn({ err: failed.reason, unpublished: hashes.length - acked.length }, 'publishing admitted transactions failed; a sweep retries');
-    this.unmarked.push(...acked);
-    this.marking ??= this.writeMarks();
+    if (acked.length > 0) {
+      if (this.failingSince !== null) this.logger.info({ ms: Date.now() - this.failingSince }, 'the network orders transactions again: admission is open');
+      this.failingSince = null;
+    } else if (failed && this.failingSince === null) {
+      this.failingSince = Date.now();
+      this.logger.error('the network does not order transactions (its stream refuses or does not answer): new transactions are refused with 503 until it does');
+    }
+    if (acked.length > 0) {
+      this.unmarked.push(...acked);
+      // only with marks to write: writeMarks on nothing would end (and clear `marking`) before this assignment,
+      // leaving a settled promise in `marking` for good, and marksWritten() spinning on it
+      this.marking ??= this.writeMarks();
+    }
     return acked;
+  }
+
+  /**
+   * Throws UNAVAILABLE (503) while the network's transaction stream takes no
+   * publication — too few of its servers are up to order anything. What was
+   * admitted before stays in the outbox and is ordered when it answers again
+   * (a sweep retries); admitting more meanwhile would only pile up
+   * transactions whose fate the client cannot see.
+   */
+  requireOrdering(): void {
+    if (this.failingSince === null) return;
+    throw new PlatformError(
+      'UNAVAILABLE',
+      'the network cannot order transactions now: its transaction stream does not answer (too few of its servers are up); retry later',
+      { since: new Date(this.failingSince).toISOString() },
+    );
   }
 
   /** Resolves when every mark asked for so far is written (or has failed, to be redone by a sweep). */

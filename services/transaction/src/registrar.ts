@@ -48,6 +48,7 @@ function registrationDraft(certificate: string): Draft {
 
 /** Admits the registration of `certificate` from the CA's account: its Pending result. */
 export async function register(deps: RegistrarDeps, request: RegisterRequest): Promise<TxResult> {
+  deps.outbox.requireOrdering();
   const username = usernameField(request?.username);
   if (typeof request.certificate !== 'string' || !request.certificate.includes('-----BEGIN CERTIFICATE-----')) throw invalid('certificate', 'must be a PEM certificate');
   const organization = typeof request.organization === 'string' ? request.organization : null;

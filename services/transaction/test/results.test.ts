@@ -4,7 +4,7 @@
 // The tests play the block service on the real EXEC stream.
 import { refusal } from '@platform/common/testing';
 import { recoverAddress, Wallet } from 'ethers';
-import { TX, call, type SubmitItem, type TxDoneNotice } from '@platform/bus';
+import { STREAMS, TX, call, declaredStream, ensureStream, type SubmitItem, type TxDoneNotice } from '@platform/bus';
 import { createLogger, type CreatedContract, type Transaction, type TxResult, type Xabi } from '@platform/common';
 import { AdmittedCache } from '../src/admitted-cache.js';
 import { doneNotices, recordExecResult } from '../src/consumer.js';
@@ -319,6 +319,21 @@ describe('transaction - results, notices and the invariants', () => {
     failing = false;
     await until('the sweeper to publish', async () => (await admittedByHash(f, [p.hash])).get(p.hash));
     await until('the row marked', async () => (await f.sql(svc.databaseUrl, 'SELECT hash FROM tx.outbox WHERE hash = $1', [p.hash])).length === 0);
+  });
+
+  test("while the network's stream takes no publication, new submissions are refused with 503; what was admitted is ordered once it answers, and admission reopens", async () => {
+    await f.start({ outboxSweepMs: 200 });
+    await f.user('oona');
+    // the stream gone is what a network without a majority of its servers looks like from here: nobody takes the append
+    await f.jsm.streams.delete(STREAMS.tx.name);
+    const [accepted] = await call(f.nc, TX.submit, { username: 'oona', organization: null, chainId: null, transactions: [get] });
+    expect(accepted.status).toBe('Pending');
+    const refused = await refusal(call(f.nc, TX.submit, { username: 'oona', organization: null, chainId: null, transactions: [get] }));
+    expect(refused).toMatchObject({ code: 'UNAVAILABLE', status: 503, message: expect.stringMatching(/cannot order transactions now/) });
+    await ensureStream(f.jsm, declaredStream(STREAMS.tx, { node: 'node1', replicas: 1 }));
+    await until('the sweeper to publish what was admitted', async () => (await admittedByHash(f, [accepted.hash])).get(accepted.hash));
+    const [next] = await call(f.nc, TX.submit, { username: 'oona', organization: null, chainId: null, transactions: [get] });
+    expect(next.status).toBe('Pending');
   });
 
   test('faucet: the zero-hash Success while gas is disabled; a real transfer of 2000 tokens, exempt from the nonce limit, with gas', async () => {
