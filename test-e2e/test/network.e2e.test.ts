@@ -6,6 +6,10 @@ import type { RunningNode } from '@platform/launcher';
 import { api, devToken, startTestNetwork, type TestNetwork } from './harness.js';
 
 const NETWORK_START_MS = 300_000;
+/** a node's start is most of it: its PostgreSQL, its services, its catching up */
+const NODE_RESTART_MS = 180_000;
+/** a fault, the elections it causes, and the wait until every node agrees again */
+const FAULT_MS = 240_000;
 const COUNTER = 'contract Counter { uint public n = 5; function bump(uint by) public returns (uint) { n += by; return n; } }';
 
 let net: TestNetwork;
@@ -42,14 +46,23 @@ async function mainChainOf(index: number): Promise<MainChain> {
   return res.body.chains.find((c: { chainId: string }) => c.chainId === '');
 }
 
+/** The main chain on a node, or null while the node cannot answer (its NATS server just restarted: 503). */
+async function mainChainOrNull(index: number): Promise<MainChain | null> {
+  const res = await api(nodeAt(index), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(index));
+  if (res.status === 503) return null;
+  expect(res.status).toBe(200);
+  return res.body.chains.find((c: { chainId: string }) => c.chainId === '');
+}
+
 /** Waits until every running node applied the same last block: same height, hash and state root, none halted. */
 async function agreed(timeoutMs = 60_000): Promise<MainChain> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const chains = await Promise.all([...net.running.keys()].map((i) => mainChainOf(i)));
+    const answers = await Promise.all([...net.running.keys()].map((i) => mainChainOrNull(i)));
+    const chains = answers.filter((c): c is MainChain => c !== null);
     for (const c of chains) expect(c.halted).toBeNull();
     const [first] = chains;
-    if (chains.every((c) => c.height === first.height && c.hash === first.hash && c.stateRoot === first.stateRoot && c.height >= c.networkHeight)) return first;
+    if (chains.length === answers.length && chains.every((c) => c.height === first.height && c.hash === first.hash && c.stateRoot === first.stateRoot && c.height >= c.networkHeight)) return first;
     if (Date.now() > deadline) throw new Error(`the nodes did not agree within ${timeoutMs} ms: ${JSON.stringify(chains)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -125,4 +138,90 @@ test('a node that was down catches up on what the others ordered meanwhile, and 
   expect(caughtUp.height).toBeGreaterThanOrEqual(ordered.height);
   const rows = await api(nodeAt(2), 'GET', `/cirrus/search/Counter?address=eq.${counter}`, tokens.get(2));
   expect(rows.body).toEqual([expect.objectContaining({ n: 8 + 1 + 1 + 5 * 3 })]);
-});
+}, NODE_RESTART_MS);
+
+/** The counter's value as node `index`'s cirrus has it. */
+async function counterOn(index: number): Promise<number> {
+  const rows = await api(nodeAt(index), 'GET', `/cirrus/search/Counter?address=eq.${counter}`, tokens.get(index));
+  return Number(rows.body[0].n);
+}
+
+/** Submits `bump(1)` without waiting for its result, retrying while the node answers 503; the accepted hash, or null when the node never took it. */
+async function submitRetrying(index: number, untilMs: number): Promise<{ hash: string | null; refusals: number }> {
+  let refusals = 0;
+  for (;;) {
+    const res = await api(nodeAt(index), 'POST', '/platform/v2.3/transaction', tokens.get(index), { txs: [bump(1)] });
+    if (res.status === 200) return { hash: res.body[0].hash, refusals };
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('UNAVAILABLE');
+    refusals++;
+    if (Date.now() > untilMs) return { hash: null, refusals };
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/** Waits until each hash has its final result on the node it was submitted to: every one a Success. */
+async function allFinal(submitted: Array<{ index: number; hash: string }>, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (const { index, hash } of submitted) {
+    for (;;) {
+      const res = await api(nodeAt(index), 'GET', `/bloc/v2.2/transactions/${hash}/result`, tokens.get(index));
+      if (res.status === 200 && res.body.status !== 'Pending') {
+        expect(res.body.status).toBe('Success');
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`${hash} (node${index}) is not final: ${JSON.stringify(res.body).slice(0, 300)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+test('the NATS server leading the blocks stream is killed under load: writes resume, nothing admitted is lost or executed twice, every node agrees', async () => {
+  await agreed();
+  const before = await counterOn(1);
+  const leaderName: string = (await api(nodeAt(1), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(1))).body.orderingLeader;
+  const leader = Number(leaderName.replace('node', ''));
+  const others = [1, 2, 3].filter((i) => i !== leader);
+  const submitted: Array<{ index: number; hash: string }> = [];
+  const load = async (index: number) => {
+    for (let i = 0; i < 12; i++) {
+      const { hash } = await submitRetrying(index, Date.now() + 60_000);
+      if (hash) submitted.push({ index, hash });
+    }
+  };
+  const running = Promise.all(others.map((index) => load(index)));
+  await new Promise((r) => setTimeout(r, 300));
+  const killedAt = Date.now();
+  await nodeAt(leader).nats!.kill();
+  await running;
+  console.log(`the ordering leader node${leader}'s NATS server killed: ${submitted.length} of 24 submissions accepted within ${Date.now() - killedAt} ms`);
+  await allFinal(submitted);
+  await nodeAt(leader).nats!.restart();
+  await agreed(90_000);
+  // each accepted transaction executed once: the counter moved by exactly their number, on every node
+  for (const index of [1, 2, 3]) expect(await counterOn(index)).toBe(before + submitted.length);
+}, FAULT_MS);
+
+test('two of three NATS servers down: submissions get a clear 503, nothing forks; one back, what was accepted is ordered and new writes go on', async () => {
+  await agreed();
+  const before = await counterOn(1);
+  await Promise.all([nodeAt(2).nats!.kill(), nodeAt(3).nats!.kill()]);
+  const accepted: Array<{ index: number; hash: string }> = [];
+  let refused = 0;
+  // the stream has no majority: the node first keeps what it already took, then refuses
+  for (let i = 0; i < 40 && refused === 0; i++) {
+    const { hash, refusals } = await submitRetrying(1, Date.now());
+    refused += refusals;
+    if (hash) accepted.push({ index: 1, hash });
+  }
+  expect(refused).toBeGreaterThan(0);
+  expect((await mainChainOf(1)).halted).toBeNull();
+  await nodeAt(2).nats!.restart();
+  const { hash } = await submitRetrying(1, Date.now() + 60_000);
+  expect(hash).not.toBeNull();
+  accepted.push({ index: 1, hash: hash! });
+  await allFinal(accepted);
+  await nodeAt(3).nats!.restart();
+  await agreed(90_000);
+  for (const index of [1, 2, 3]) expect(await counterOn(index)).toBe(before + accepted.length);
+}, FAULT_MS);

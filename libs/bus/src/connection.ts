@@ -31,6 +31,11 @@ export async function connectBus(options: BusOptions): Promise<NatsConnection> {
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
     waitOnFirstConnect: true,
+    // only the node's own server: in a network the others gossip their
+    // addresses, where this node's credentials are not users (each server
+    // defines only its own node's), and repeated refusals there close the
+    // connection for good while its own server restarts
+    ignoreClusterUpdates: true,
     // nats-core otherwise captures two stack traces per request: measurable CPU on the hot path
     noAsyncTraces: true,
     ...(credentials ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(credentials.seed)), inboxPrefix: inboxPrefixOf(credentials.user) } : {}),

@@ -60,6 +60,15 @@ export async function streamManager(nc: NatsConnection): Promise<JetStreamManage
  */
 export const NETWORK_API_PREFIX = 'JSNET.API';
 
+/**
+ * How long a pull of a consumer on a network stream waits before it is
+ * renewed; the server sends heartbeats every half of it, and two missed
+ * heartbeats make the client recreate its pull (or, for an ordered consumer,
+ * the consumer) elsewhere. nats.js's 30 s default would leave a node deaf for
+ * a minute after the server holding its consumer died.
+ */
+export const NETWORK_PULL_EXPIRES_MS = 5_000;
+
 /** A JetStream client and manager for one scope of streams. */
 export interface ScopedJetStream {
   js: JetStreamClient;

@@ -10,6 +10,8 @@ export interface RunningNats {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** kill -9, as a crash of the machine would (a test's fault): nothing is flushed or closed */
+  kill(): Promise<void>;
 }
 
 const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
@@ -134,6 +136,11 @@ export async function startNats(options: NatsOptions): Promise<RunningNats> {
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
       clearTimeout(timer);
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

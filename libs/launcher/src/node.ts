@@ -50,6 +50,8 @@ export interface RunningNode {
   databaseUrl: string;
   /** the supervised processes by name (`idp`, and each of NODE_SERVICES) */
   processes: ReadonlyMap<string, Supervised>;
+  /** the embedded NATS server (null with NATS_URL): a test kills it and starts it again on the same port and store */
+  nats: { kill(): Promise<void>; restart(): Promise<void> } | null;
   stop(): Promise<void>;
 }
 
@@ -81,17 +83,27 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     const busUsers = ensureBusCredentials(natsCredentialsDir, { create: !config.natsCredentialsDir });
     const accounts = natsAccounts({ node: config.nodeName, users: busUsers, ...(options.network ? { otherNodes: options.network.nodes } : {}) });
     let natsUrl = config.natsUrl;
+    let natsControl: RunningNode['nats'] = null;
     if (!natsUrl) {
-      const nats: RunningNats = await startNats({
+      const natsOptions = {
         dataDir,
         node: config.nodeName,
         accounts,
         ...(options.network ? { cluster: options.network.cluster } : {}),
         ...(options.natsPort ? { port: options.natsPort } : {}),
-        onLog: (line) => options.onLine('nats', line),
-      });
+        onLog: (line: string) => options.onLine('nats', line),
+      };
+      let nats: RunningNats = await startNats(natsOptions);
       stops.push(() => nats.stop());
       natsUrl = nats.url;
+      const port = nats.port;
+      natsControl = {
+        kill: () => nats.kill(),
+        async restart() {
+          await nats.kill();
+          nats = await startNats({ ...natsOptions, port });
+        },
+      };
     } else if (!config.natsCredentialsDir) {
       const file = join(natsCredentialsDir, 'accounts.conf');
       writeFileSync(file, accounts, { mode: 0o600 });
@@ -158,6 +170,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       busCredentials: (user) => readBusCredentials(natsCredentialsDir, user),
       databaseUrl,
       processes,
+      nats: natsControl,
       stop: stopAll,
     };
   } catch (err) {

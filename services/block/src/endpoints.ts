@@ -28,8 +28,8 @@ export interface NodeIdentity {
   organization: string | null;
   key: KeyPair;
   genesis: Genesis;
-  /** the NATS cluster's view of the network's servers: names of those connected now, null when it cannot be told */
-  connectedServers(): Promise<Set<string> | null>;
+  /** the NATS cluster's view of the network's servers: names of those connected now and of the BLOCKS stream's leader, null when it cannot be told */
+  clusterView(): Promise<{ connected: Set<string>; leader: string | null } | null>;
 }
 
 /** `byId`: the chains held now; private chains are added to it as they start. `nc` asks the chains service who may see a private chain. */
@@ -117,7 +117,7 @@ function chainField(value: unknown): ChainId {
 
 async function metadataOf(self: NodeIdentity, byId: ReadonlyMap<ChainId, HeldChain>): Promise<NodeMetadataRecord> {
   const validators = (self.genesis.validators ?? []).map(({ node, organization, address }) => ({ node, organization, address }));
-  const connected = validators.length > 1 ? await self.connectedServers() : null;
+  const view = validators.length > 1 ? await self.clusterView() : null;
   return {
     node: self.node,
     organization: self.organization,
@@ -126,6 +126,7 @@ async function metadataOf(self: NodeIdentity, byId: ReadonlyMap<ChainId, HeldCha
     validators,
     networkId: genesisHash(self.genesis),
     chains: [...byId.values()].flatMap((chain) => (chain.status ? [chain.status()] : [])),
-    peers: validators.filter((v) => v.node !== self.node).map((v) => ({ ...v, connected: connected?.has(v.node) ?? false })),
+    peers: validators.filter((v) => v.node !== self.node).map((v) => ({ ...v, connected: view?.connected.has(v.node) ?? false })),
+    orderingLeader: view?.leader ?? null,
   };
 }

@@ -104,7 +104,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
         organization: config.nodeOrg,
         key,
         genesis,
-        connectedServers: () => connectedServers(bus),
+        clusterView: () => clusterView(bus),
       }));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
@@ -128,11 +128,11 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
  * them: its leader, and the replicas that are current and not offline. A
  * server's name is its node's (the launcher's `server_name`).
  */
-async function connectedServers(bus: BusJetStream): Promise<Set<string> | null> {
+async function clusterView(bus: BusJetStream): Promise<{ connected: Set<string>; leader: string | null } | null> {
   const info = await bus.network.jsm.streams.info(STREAMS.blocks.name).catch(() => null);
   const cluster = info?.cluster;
   if (!cluster) return null;
-  const out = new Set<string>(cluster.leader ? [cluster.leader] : []);
-  for (const replica of cluster.replicas ?? []) if (replica.current && !replica.offline) out.add(replica.name);
-  return out;
+  const connected = new Set<string>(cluster.leader ? [cluster.leader] : []);
+  for (const replica of cluster.replicas ?? []) if (replica.current && !replica.offline) connected.add(replica.name);
+  return { connected, leader: cluster.leader ?? null };
 }

@@ -7,7 +7,7 @@
 //   contract itself emitted count: any user may send transactions to a
 //   private chain, and a contract of their own emitting `OrgAdded` must not
 //   let them in.
-import { STREAMS, SUBJECTS, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, STREAMS, SUBJECTS, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream } from '@platform/bus';
 import { GOVERNANCE_ADDRESS, MAIN_CHAIN, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import { inTransaction, type Client, type Db } from './db.js';
@@ -77,7 +77,7 @@ export async function startConsumers(options: { bus: BusJetStream; pool: Db; log
   await ensureDurableConsumer(bus.node.jsm, { stream: STREAMS.exec.name, durable: MEMBERSHIP_CONSUMER, ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
   await ensureDurableConsumer(bus.network.jsm, { stream: STREAMS.geneses.name, durable: genesisConsumer });
   let stopping = false;
-  const geneses = await (await bus.network.js.consumers.get(STREAMS.geneses.name, genesisConsumer)).consume();
+  const geneses = await (await bus.network.js.consumers.get(STREAMS.geneses.name, genesisConsumer)).consume({ expires: NETWORK_PULL_EXPIRES_MS });
   const genesisLoop = (async () => {
     for await (const m of geneses) {
       let genesis: Genesis | null = null;

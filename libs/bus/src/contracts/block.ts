@@ -150,6 +150,8 @@ export interface NodeMetadataRecord {
   chains: ChainStatusRecord[];
   /** the other validators' nodes */
   peers: PeerRecord[];
+  /** the node whose NATS server leads the BLOCKS stream's Raft group now (it takes every append first), null when none or alone */
+  orderingLeader: string | null;
 }
 
 /** One chain's progress as the block service sees it. */

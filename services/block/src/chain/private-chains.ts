@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import type { ChainId, Genesis, Logger } from '@platform/common';
-import { STREAMS, chainToken } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, STREAMS, chainToken } from '@platform/bus';
 import { validCertificateOf } from '@platform/identity';
 import type { HeldChain } from '../endpoints.js';
 import { ChainStore } from '../state/store.js';
@@ -43,7 +43,7 @@ export class PrivateChains {
     const { js, jsm } = this.o.workerOptions.bus.network;
     const last = (await jsm.streams.info(STREAMS.geneses.name)).state.last_seq;
     const consumer = await js.consumers.get(STREAMS.geneses.name, { deliver_policy: DeliverPolicy.All });
-    const messages = await consumer.consume();
+    const messages = await consumer.consume({ expires: NETWORK_PULL_EXPIRES_MS });
     this.messages = messages;
     let caughtUp!: () => void;
     const ready = new Promise<void>((resolve) => (caughtUp = resolve));

@@ -23,7 +23,7 @@ import { headers, type MsgHdrs } from '@nats-io/nats-core';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
 import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -92,6 +92,8 @@ export interface ChainWorkerOptions {
 }
 
 const APPEND_ATTEMPTS = 5;
+/** how often the block consumer is checked against the stream's end */
+const BLOCK_WATCH_MS = 2_000;
 const RETRY_MS = 500;
 /** ack wait of admitted transactions: how soon those of a crashed block service are delivered again */
 const ADMITTED_ACK_WAIT_MS = 6_000;
@@ -111,6 +113,13 @@ export class ChainWorker {
   private lease: ProposerLease | null = null;
   private leaseTimer: NodeJS.Timeout | null = null;
   private leaseTick: Promise<unknown> = Promise.resolve();
+  private blockMessages: Stoppable | null = null;
+  private blockWatchdog: NodeJS.Timeout | null = null;
+  /** the last stream sequence the block consumer delivered */
+  private lastDelivered = 0;
+  /** watchdog rounds in a row in which the stream held blocks the consumer did not deliver */
+  private silentRounds = 0;
+  private deliveredAtLastRound = 0;
   /** blocks from the stream, not yet looked at */
   /** delivered blocks, read only when applied: the blocks proposed here come back too, and are skipped unread */
   private readonly incoming: Array<{ msg: JsMsg; seq: number }> = [];
@@ -205,6 +214,7 @@ export class ChainWorker {
     this.stopped = true;
     if (this.keepAlive) clearInterval(this.keepAlive);
     if (this.leaseTimer) clearInterval(this.leaseTimer);
+    if (this.blockWatchdog) clearInterval(this.blockWatchdog);
     for (const s of this.subscriptions.splice(0)) await Promise.resolve(s.stop()).catch(() => {});
     this.wake();
     await this.loop;
@@ -556,14 +566,21 @@ export class ChainWorker {
   }
 
   private async consumeBlocks(): Promise<void> {
+    await this.openBlockConsumer(this.head.seq + 1);
+    this.blockWatchdog = setInterval(() => void this.watchBlockConsumer().catch(() => {}), BLOCK_WATCH_MS);
+  }
+
+  private async openBlockConsumer(fromSeq: number): Promise<void> {
     const consumer = await this.o.bus.network.js.consumers.get(STREAMS.blocks.name, {
       filter_subjects: SUBJECTS.block.ordered(this.chainId),
-      opt_start_seq: this.head.seq + 1,
+      opt_start_seq: fromSeq,
     });
-    const messages = await consumer.consume();
+    const messages = await consumer.consume({ expires: NETWORK_PULL_EXPIRES_MS });
+    this.blockMessages = messages;
     this.subscriptions.push(messages);
     void (async () => {
       for await (const m of messages) {
+        this.lastDelivered = Math.max(this.lastDelivered, m.seq);
         this.incoming.push({ msg: m, seq: m.seq });
         this.streamHead = Math.max(this.streamHead, m.seq);
         const height = Number(m.headers?.get(BLOCK_HEIGHT_HEADER));
@@ -571,6 +588,32 @@ export class ChainWorker {
         this.wake();
       }
     })().catch((err: unknown) => this.log.error({ err }, 'the block consumer stopped'));
+  }
+
+  /**
+   * An ordered consumer is one server's: when that server dies, nats.js may
+   * not notice for long (measured here: a node deaf for over a minute after
+   * another node's server stopped). The stream says where it ends; a
+   * consumer that delivered nothing of it for two rounds is replaced by a
+   * new one from the first block not yet delivered. A block delivered by both
+   * is applied once (applyIncoming skips what is applied).
+   */
+  private async watchBlockConsumer(): Promise<void> {
+    if (this.stopped) return;
+    const last = await this.lastBlockSeq();
+    this.streamHead = Math.max(this.streamHead, last);
+    // behind, and nothing delivered since the last round: under load the stream is always a little ahead
+    const behind = last > Math.max(this.lastDelivered, this.head.seq);
+    const silent = behind && this.lastDelivered === this.deliveredAtLastRound;
+    this.deliveredAtLastRound = this.lastDelivered;
+    this.silentRounds = silent ? this.silentRounds + 1 : 0;
+    if (this.silentRounds < 2) return;
+    this.silentRounds = 0;
+    const from = Math.max(this.lastDelivered, this.head.seq) + 1;
+    this.log.warn({ from, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: replacing it');
+    const old = this.blockMessages;
+    await this.openBlockConsumer(from);
+    await Promise.resolve(old?.stop()).catch(() => {});
   }
 
   private async consumeAdmitted(): Promise<void> {
@@ -592,7 +635,7 @@ export class ChainWorker {
     });
     this.keepAlive = setInterval(() => this.keepWaitingAlive(), ADMITTED_ACK_WAIT_MS / 3);
     const consumer = await js.consumers.get(STREAMS.tx.name, durable);
-    const messages = await consumer.consume({ max_messages: Math.max(1_000, 2 * settings.maxTxs) });
+    const messages = await consumer.consume({ max_messages: Math.max(1_000, 2 * settings.maxTxs), expires: NETWORK_PULL_EXPIRES_MS });
     this.subscriptions.push(messages);
     void (async () => {
       for await (const m of messages) this.admit(m);

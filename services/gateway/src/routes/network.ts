@@ -32,6 +32,7 @@ const metadataSchema = {
     nodeAddress: { ...address, description: "the block-signing key's address: what the validators list names" },
     validators: { type: 'array', items: validatorSchema, description: 'who may propose blocks; empty on a node of its own, whose own key does' },
     isSynced: { type: 'boolean', description: 'every chain listed has applied the last block the network ordered, and none is halted' },
+    orderingLeader: { type: ['string', 'null'], description: "the node whose NATS server leads the blocks stream now: every append goes through it first" },
     networkID: { type: 'string', description: "the hash of the main chain's genesis: nodes of one network share it" },
     urls: {
       type: 'object',
@@ -93,6 +94,7 @@ export function networkRoutes(app: FastifyInstance, deps: { nc: NatsConnection; 
         nodeAddress: m.nodeAddress,
         validators: m.validators,
         isSynced: m.chains.every((c) => c.halted === null && c.height >= c.networkHeight),
+        orderingLeader: m.orderingLeader,
         networkID: m.networkId,
         urls: {
           ...(port !== undefined ? { rest: `http://${host}:${port}/platform/v2.3` } : {}),

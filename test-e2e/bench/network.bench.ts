@@ -1,0 +1,193 @@
+// `npm run bench -- network`: a network of three nodes on loopback against a
+// single node, in the same run (docs/network.md): vault-signed throughput
+// with the clients spread over every node, a lone call's latency, how long a
+// frozen proposer takes to be replaced, and how fast a node that was down
+// catches up against how fast the chain grew meanwhile.
+//
+// The two cores of this machine carry every process of the three nodes, so
+// the network's absolute figures are a floor; the ratios are what to compare.
+// `NETWORK_BENCH_SECONDS` (default 8) sets each throughput phase.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, removeDataDir, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
+
+interface Row {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+const SECONDS = Number(process.env.NETWORK_BENCH_SECONDS ?? 8);
+const CLIENTS = 8;
+const PER_REQUEST = 100;
+const LONE_CALLS = 60;
+const COUNTER = 'contract Counter { uint public n; function bump(uint by) public returns (uint) { n += by; return n; } }';
+
+interface Client {
+  node: RunningNode;
+  token: string;
+}
+
+function isolatedEnv(dataDir: string): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ACCOUNT_NONCE_LIMIT: '1000000000' };
+  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_OPTIONS', 'NODE_NAME', 'NODE_ORG', 'NETWORK_REPLICAS']) delete env[name];
+  return env;
+}
+
+async function token(node: RunningNode, username: string): Promise<string> {
+  const discovery = (await (await fetch(node.discoveryUrl)).json()) as { token_endpoint: string };
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'platform-cli', username, password: 'development' });
+  const body = (await (await fetch(discovery.token_endpoint, { method: 'POST', body: form })).json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no token for ${username}`);
+  return body.access_token;
+}
+
+async function post(client: Client, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${client.node.gatewayUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${client.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await response.json().catch(() => null);
+  if (response.status !== 200) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(parsed).slice(0, 300)}`);
+  return parsed;
+}
+
+async function metadata(client: Client): Promise<{ chains: Array<{ chainId: string; height: number; proposer: boolean }> }> {
+  const response = await fetch(`${client.node.gatewayUrl}/platform-api/eth/v1.2/metadata`, { headers: { authorization: `Bearer ${client.token}` } });
+  return (await response.json()) as never;
+}
+const heightOf = async (client: Client) => (await metadata(client)).chains.find((c) => c.chainId === '')!.height;
+
+/** One client per node at least, each with a key, and the counter deployed through the first. */
+async function prepare(nodes: RunningNode[]): Promise<{ clients: Client[]; counter: string }> {
+  const clients: Client[] = [];
+  for (let i = 0; i < CLIENTS; i++) {
+    const node = nodes[i % nodes.length];
+    const client = { node, token: await token(node, `bench-${i}`) };
+    await post(client, '/platform/v2.3/key');
+    clients.push(client);
+  }
+  const [created] = await post(clients[0], '/platform/v2.3/transaction?resolve=true', { txs: [{ type: 'CONTRACT', payload: { contract: 'Counter', src: COUNTER, args: {}, metadata: { VM: 'SolidVM' } } }] });
+  if (created.status !== 'Success') throw new Error(`the counter was not created: ${JSON.stringify(created).slice(0, 300)}`);
+  return { clients, counter: created.data.contents.address };
+}
+
+const bump = (counter: string) => ({ type: 'FUNCTION', payload: { contractAddress: counter, method: 'bump', args: { by: 1 }, metadata: { VM: 'SolidVM' } } });
+
+/** Every client posts PER_REQUEST calls per request with resolve=true, for `seconds`: final Successes per second. */
+async function throughput(clients: Client[], counter: string, seconds: number): Promise<number> {
+  const txs = Array.from({ length: PER_REQUEST }, () => bump(counter));
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < until) {
+        const results = (await post(client, '/platform/v2.3/transaction?resolve=true', { txs })) as Array<{ status: string }>;
+        done += results.filter((r) => r.status === 'Success').length;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
+}
+
+/** One call at a time, send → final result: p50 and p99 in ms. */
+async function lone(client: Client, counter: string): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < LONE_CALLS; i++) {
+    const started = performance.now();
+    await post(client, '/platform/v2.3/transaction?resolve=true', { txs: [bump(counter)] });
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
+}
+
+async function singleNode(): Promise<{ tps: number; p50: number; p99: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-single-'));
+  const env = { ...isolatedEnv(dataDir), PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()) };
+  const node = await startNode({ env, onLine: () => {} });
+  try {
+    const { clients, counter } = await prepare([node]);
+    const { p50, p99 } = await lone(clients[0], counter);
+    return { tps: await throughput(clients, counter, SECONDS), p50, p99 };
+  } finally {
+    await node.stop();
+    removeDataDir(dataDir);
+  }
+}
+
+async function network(): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-network-'));
+  const ports = new Map<number, { gateway: number; vault: number; idp: number; nats: number; cluster: number }>();
+  for (let i = 1; i <= 3; i++) ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort() });
+  let net: RunningNetwork | null = null;
+  try {
+    net = await startNetwork({ size: 3, env: isolatedEnv(dataDir), ports: (i) => ports.get(i)!, onLine: () => {}, readyTimeoutMs: 240_000 });
+    const nodes = [1, 2, 3].map((i) => net!.running.get(i)!);
+    const { clients, counter } = await prepare(nodes);
+    const rows: Row[] = [];
+    const { p50, p99 } = await lone(clients[0], counter);
+    rows.push({ name: 'network: lone call p50', value: p50, unit: 'ms' }, { name: 'network: lone call p99', value: p99, unit: 'ms' });
+    rows.push({ name: 'network: batched vault-signed, clients on all nodes', value: await throughput(clients, counter, SECONDS), unit: 'tx/s' });
+
+    // the proposer frozen: how long until a call on another node is final
+    const byNode = (i: number) => clients.find((c) => c.node === nodes[i - 1])!;
+    let proposer = 0;
+    for (const i of [1, 2, 3]) if ((await metadata(byNode(i))).chains.find((c) => c.chainId === '')!.proposer) proposer = i;
+    if (proposer > 0) {
+      const other = byNode(proposer === 1 ? 2 : 1);
+      const block = nodes[proposer - 1].processes.get('block')!;
+      block.signal('SIGSTOP');
+      const started = performance.now();
+      try {
+        await post(other, '/platform/v2.3/transaction?resolve=true', { txs: [bump(counter)] });
+      } finally {
+        block.signal('SIGCONT');
+      }
+      rows.push({ name: 'network: a call final after the proposer froze', value: performance.now() - started, unit: 'ms' });
+    }
+
+    // node 3 down while the others grow the chain; then its catch-up
+    await net.stopNode(3);
+    const up = clients.filter((c) => c.node !== nodes[2]);
+    const h0 = await heightOf(up[0]);
+    const grownFor = performance.now();
+    await throughput(up, counter, SECONDS);
+    const grew = (await heightOf(up[0])) - h0;
+    const productionRate = grew / ((performance.now() - grownFor) / 1000);
+    const restarted = await net.startNode(3);
+    const catcher = { node: restarted, token: await token(restarted, 'bench-catch-up') };
+    const target = await heightOf(up[0]);
+    const from = performance.now();
+    while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 50));
+    const catchUpSeconds = (performance.now() - from) / 1000;
+    // the blocks applied after its start became ready (some may be applied before /ready answers: a floor of the rate)
+    const catchUpRate = grew / Math.max(catchUpSeconds, 0.05);
+    rows.push(
+      { name: 'network: chain growth while node3 was down', value: productionRate, unit: 'blocks/s' },
+      { name: 'network: node3 catch-up after ready', value: catchUpRate, unit: 'blocks/s' },
+      { name: 'network: catch-up ÷ production', value: catchUpRate / Math.max(productionRate, 1e-9), unit: '×' },
+    );
+    return rows;
+  } finally {
+    await net?.stop();
+    for (let i = 1; i <= 3; i++) removeDataDir(join(dataDir, `node${i}`));
+    removeDataDir(dataDir);
+  }
+}
+
+export async function run(): Promise<Row[]> {
+  const single = await singleNode();
+  const rows = await network();
+  const networkTps = rows.find((r) => r.name.startsWith('network: batched'))!.value;
+  return [
+    { name: 'single node: lone call p50', value: single.p50, unit: 'ms' },
+    { name: 'single node: lone call p99', value: single.p99, unit: 'ms' },
+    { name: 'single node: batched vault-signed', value: single.tps, unit: 'tx/s' },
+    ...rows,
+    { name: 'network ÷ single node, batched throughput', value: networkTps / single.tps, unit: '×' },
+  ];
+}
