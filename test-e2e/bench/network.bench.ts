@@ -11,6 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, removeDataDir, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
+import { devToken, isolatedEnv } from '../test/harness.js';
 
 interface Row {
   name: string;
@@ -29,18 +30,11 @@ interface Client {
   token: string;
 }
 
-function isolatedEnv(dataDir: string): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ACCOUNT_NONCE_LIMIT: '1000000000' };
-  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_OPTIONS', 'NODE_NAME', 'NODE_ORG', 'NETWORK_REPLICAS']) delete env[name];
+function benchEnv(dataDir: string): Record<string, string | undefined> {
+  // the clients go far past the default limit of 2000 nonces per account
+  const env: Record<string, string | undefined> = { ...isolatedEnv(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ACCOUNT_NONCE_LIMIT: '1000000000' };
+  delete env.NODE_OPTIONS;
   return env;
-}
-
-async function token(node: RunningNode, username: string): Promise<string> {
-  const discovery = (await (await fetch(node.discoveryUrl)).json()) as { token_endpoint: string };
-  const form = new URLSearchParams({ grant_type: 'password', client_id: 'platform-cli', username, password: 'development' });
-  const body = (await (await fetch(discovery.token_endpoint, { method: 'POST', body: form })).json()) as { access_token?: string };
-  if (!body.access_token) throw new Error(`no token for ${username}`);
-  return body.access_token;
 }
 
 async function post(client: Client, path: string, body?: unknown): Promise<any> {
@@ -65,7 +59,7 @@ async function prepare(nodes: RunningNode[]): Promise<{ clients: Client[]; count
   const clients: Client[] = [];
   for (let i = 0; i < CLIENTS; i++) {
     const node = nodes[i % nodes.length];
-    const client = { node, token: await token(node, `bench-${i}`) };
+    const client = { node, token: await devToken(node, `bench-${i}`) };
     await post(client, '/platform/v2.3/key');
     clients.push(client);
   }
@@ -107,7 +101,7 @@ async function lone(client: Client, counter: string): Promise<{ p50: number; p99
 
 async function singleNode(): Promise<{ tps: number; p50: number; p99: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-single-'));
-  const env = { ...isolatedEnv(dataDir), PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()) };
+  const env = { ...benchEnv(dataDir), PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()) };
   const node = await startNode({ env, onLine: () => {} });
   try {
     const { clients, counter } = await prepare([node]);
@@ -125,7 +119,7 @@ async function network(): Promise<Row[]> {
   for (let i = 1; i <= 3; i++) ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort() });
   let net: RunningNetwork | null = null;
   try {
-    net = await startNetwork({ size: 3, env: isolatedEnv(dataDir), ports: (i) => ports.get(i)!, onLine: () => {}, readyTimeoutMs: 240_000 });
+    net = await startNetwork({ size: 3, env: benchEnv(dataDir), ports: (i) => ports.get(i)!, onLine: () => {}, readyTimeoutMs: 240_000 });
     const nodes = [1, 2, 3].map((i) => net!.running.get(i)!);
     const { clients, counter } = await prepare(nodes);
     const rows: Row[] = [];
@@ -159,7 +153,7 @@ async function network(): Promise<Row[]> {
     const grew = (await heightOf(up[0])) - h0;
     const productionRate = grew / ((performance.now() - grownFor) / 1000);
     const restarted = await net.startNode(3);
-    const catcher = { node: restarted, token: await token(restarted, 'bench-catch-up') };
+    const catcher = { node: restarted, token: await devToken(restarted, 'bench-catch-up') };
     const target = await heightOf(up[0]);
     const from = performance.now();
     while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 50));

@@ -10,7 +10,7 @@ export { batchingCaller, call, defineEndpoint, handle, pingService, serve } from
 export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';
 export { NETWORK_API_PREFIX, NETWORK_PULL_EXPIRES_MS, busJetStream, ensureDurableConsumer, ensureStream, streamManager } from './jetstream.js';
 export type { BusJetStream, ScopedJetStream } from './jetstream.js';
-export { PROPOSER_LEASE_MS, STREAMS, declaredStream, nodePlacementTag } from './streams.js';
+export { PROPOSER_LEASE_MS, STREAMS, declaredStream, nodePlacementTag, streamTopology } from './streams.js';
 export type { ScopedStreamSpec, StreamScope, StreamTopology } from './streams.js';
 export { consumeExecBatches, consumeExecResults, type ExecItem } from './exec-consumer.js';
 export { ExecPartsMissing, execPartSubject, isExecResultRef, publishExecResult, readExecResult, type ExecResultRef } from './exec-results.js';

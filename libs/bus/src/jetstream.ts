@@ -80,8 +80,6 @@ export interface BusJetStream {
   readonly topology: StreamTopology;
   readonly network: ScopedJetStream;
   readonly node: ScopedJetStream;
-  /** the client and manager of a stream's scope */
-  of(spec: { scope: StreamScope }): ScopedJetStream;
   /** declares the stream as this node's topology says (streams.ts) */
   ensure(spec: ScopedStreamSpec): Promise<StreamInfo>;
 }
@@ -91,7 +89,7 @@ export async function busJetStream(nc: NatsConnection, topology: StreamTopology)
   const network = { js: jetstream(nc, { apiPrefix: NETWORK_API_PREFIX }), jsm: await jetstreamManager(nc, { apiPrefix: NETWORK_API_PREFIX, checkAPI: false }) };
   const node = { js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) };
   const of = (spec: { scope: StreamScope }) => (spec.scope === 'network' ? network : node);
-  return { topology, network, node, of, ensure: (spec) => ensureStream(of(spec).jsm, declaredStream(spec, topology)) };
+  return { topology, network, node, ensure: (spec) => ensureStream(of(spec).jsm, declaredStream(spec, topology)) };
 }
 
 function isNotFound(err: unknown): boolean {

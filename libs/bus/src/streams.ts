@@ -7,6 +7,7 @@
 // account, shared by every node and replicated across their servers; a node's
 // own streams live in its account, on its own server.
 import type { Placement } from '@nats-io/jetstream';
+import type { NodeConfig } from '@platform/common';
 import type { StreamSpec } from './jetstream.js';
 
 export type StreamScope = 'network' | 'node';
@@ -49,6 +50,11 @@ export interface StreamTopology {
   node: string;
   /** copies of each network stream: min(nodes, 3), the same on every node */
   replicas: number;
+}
+
+/** A node's topology as its configuration says (NODE_NAME, NETWORK_REPLICAS). */
+export function streamTopology(config: Pick<NodeConfig, 'nodeName' | 'networkReplicas'>): StreamTopology {
+  return { node: config.nodeName, replicas: config.networkReplicas };
 }
 
 /** The server tag that places a node's own streams on its own server. */

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { MAIN_CHAIN, type Logger, type NodeConfig } from '@platform/common';
-import { STREAMS, busJetStream, chainToken, connectBus, serve, type BusCredentials, type BusJetStream } from '@platform/bus';
+import { STREAMS, busJetStream, streamTopology, chainToken, connectBus, serve, type BusCredentials, type BusJetStream } from '@platform/bus';
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
 import { PrivateChains } from './chain/private-chains.js';
 import { blockHandlers, type HeldChain } from './endpoints.js';
@@ -65,7 +65,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     const key = loadNodeKey(join(dataDir, 'block', 'node.key'));
     const nc = await connectBus({ url: options.natsUrl, name: 'block', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const bus = await busJetStream(nc, { node: config.nodeName, replicas: config.networkReplicas });
+    const bus = await busJetStream(nc, streamTopology(config));
     // any service of the node may start first: each declares the streams it uses
     for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses, STREAMS.leases]) await bus.ensure(spec);
     const chain = MAIN_CHAIN;

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_PROTOCOL, type Genesis, type Logger, type NodeConfig, type ProtocolParams } from '@platform/common';
-import { STREAMS, SUBJECTS, busJetStream, connectBus, serve, type BusCredentials } from '@platform/bus';
+import { STREAMS, SUBJECTS, busJetStream, streamTopology, connectBus, serve, type BusCredentials } from '@platform/bus';
 import { startConsumers } from './consumers.js';
 import { createPool, migrate } from './db.js';
 import { chainsHandlers } from './endpoints.js';
@@ -50,7 +50,7 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     await migrate(pool);
     const nc = await connectBus({ url: options.natsUrl, name: 'chains', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const bus = await busJetStream(nc, { node: options.config.nodeName, replicas: options.config.networkReplicas });
+    const bus = await busJetStream(nc, streamTopology(options.config));
     // any service of the node may start first: each declares the streams it uses
     for (const spec of [STREAMS.exec, STREAMS.geneses]) await bus.ensure(spec);
     const consumers = await startConsumers({ bus, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });

@@ -4,7 +4,7 @@
 // `cirrus.search` endpoint answers PostgREST queries on them through
 // @platform/query. See README.md.
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { STREAMS, busJetStream, connectBus, ensureDurableConsumer, handle, serve, type BusCredentials } from '@platform/bus';
+import { STREAMS, busJetStream, streamTopology, connectBus, ensureDurableConsumer, handle, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, EXEC_MAX_IN_FLIGHT, appliedSequence, startIndexer } from './consumer.js';
@@ -56,7 +56,7 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
   try {
     const nc = await connectBus({ url: options.natsUrl, name: 'cirrus', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const bus = await busJetStream(nc, { node: options.config.nodeName, replicas: options.config.networkReplicas });
+    const bus = await busJetStream(nc, streamTopology(options.config));
     await bus.ensure(STREAMS.exec);
     // the read model is this node's own: its results' stream is in the node's account
     const { jsm, js } = bus.node;

@@ -1,7 +1,7 @@
 // The transaction service: admission of vault-signed and raw transactions
 // (nonces, signatures, limits), the outbox to `tx.admitted.<chain>`, the
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
-import { STREAMS, busJetStream, connectBus, serve, type BusCredentials } from '@platform/bus';
+import { STREAMS, busJetStream, streamTopology, connectBus, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { ChainGate } from './chains.js';
@@ -62,7 +62,7 @@ export async function startTransactionService(options: TransactionServiceOptions
 
     const nc = await connectBus({ url: options.natsUrl, name: 'transaction', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
-    const bus = await busJetStream(nc, { node: config.nodeName, replicas: config.networkReplicas });
+    const bus = await busJetStream(nc, streamTopology(config));
     // any of the services sharing a stream may start first: each declares it identically
     await bus.ensure(STREAMS.tx);
     await bus.ensure(STREAMS.exec);

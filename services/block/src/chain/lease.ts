@@ -16,7 +16,7 @@
 // the block stream's own fence (worker.ts: one msgID per height, and the
 // expected last sequence) is what keeps one block per height.
 import { JetStreamApiError } from '@nats-io/jetstream';
-import { PROPOSER_LEASE_MS, STREAMS, SUBJECTS, encodeJson, type BusJetStream } from '@platform/bus';
+import { PROPOSER_LEASE_MS, STREAMS, SUBJECTS, decodeJson, encodeJson, type BusJetStream } from '@platform/bus';
 import type { ChainId, Logger } from '@platform/common';
 
 /** what a lease message says: which node holds it, and with which key it signs blocks */
@@ -78,16 +78,19 @@ export class ProposerLease {
       const lost = err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE;
       if (this.seq > 0) this.o.logger.warn(lost ? {} : { err }, lost ? 'the proposer lease passed to another node' : 'the proposer lease could not be renewed');
       // a renewal whose fate is unknown is treated as lost: the block fence covers the rest of its life
-      if (lost || this.seq > 0) this.seq = 0;
+      this.seq = 0;
       this.trustedUntil = 0;
     }
     return this.held();
   }
 
-  private async append(expected: number, started: number, record: LeaseRecord = this.o.record): Promise<void> {
-    const ack = await this.o.bus.network.js.publish(this.subject, encodeJson(record), { expect: { lastSubjectSequence: expected } });
-    this.seq = ack.seq;
+  private async append(expected: number, started: number): Promise<void> {
+    this.seq = await this.publish(expected, this.o.record);
     this.trustedUntil = started + PROPOSER_LEASE_MS * TRUST_SHARE;
+  }
+
+  private async publish(expected: number, record: LeaseRecord): Promise<number> {
+    return (await this.o.bus.network.js.publish(this.subject, encodeJson(record), { expect: { lastSubjectSequence: expected } })).seq;
   }
 
   /** Gives the lease up (a clean stop): another validator takes over at once instead of after expiry. */
@@ -96,14 +99,13 @@ export class ProposerLease {
     const seq = this.seq;
     this.seq = 0;
     this.trustedUntil = 0;
-    await this.append(seq, 0, { ...this.o.record, released: true }).catch(() => {});
-    this.seq = 0;
+    await this.publish(seq, { ...this.o.record, released: true }).catch(() => {});
   }
 }
 
 function parseRecord(data: Uint8Array): LeaseRecord | null {
   try {
-    const value = JSON.parse(new TextDecoder().decode(data)) as Partial<LeaseRecord>;
+    const value = decodeJson<Partial<LeaseRecord>>(data);
     return typeof value.node === 'string' && typeof value.instance === 'string' && typeof value.proposer === 'string' ? (value as LeaseRecord) : null;
   } catch {
     return null;

@@ -560,9 +560,14 @@ export class ChainWorker {
 
   private async lastBlockSeq(): Promise<number> {
     const last = await this.o.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { last_by_subj: SUBJECTS.block.ordered(this.chainId) });
-    const height = Number(last?.header?.get(BLOCK_HEIGHT_HEADER));
-    if (Number.isSafeInteger(height)) this.networkHeight = Math.max(this.networkHeight, height);
+    this.noteNetworkHeight(last?.header);
     return last?.seq ?? 0;
+  }
+
+  /** A block message's height, from its header: how far the network is, known without parsing the block. */
+  private noteNetworkHeight(hdrs: MsgHdrs | undefined): void {
+    const height = Number(hdrs?.get(BLOCK_HEIGHT_HEADER));
+    if (Number.isSafeInteger(height)) this.networkHeight = Math.max(this.networkHeight, height);
   }
 
   private async consumeBlocks(): Promise<void> {
@@ -583,8 +588,7 @@ export class ChainWorker {
         this.lastDelivered = Math.max(this.lastDelivered, m.seq);
         this.incoming.push({ msg: m, seq: m.seq });
         this.streamHead = Math.max(this.streamHead, m.seq);
-        const height = Number(m.headers?.get(BLOCK_HEIGHT_HEADER));
-        if (Number.isSafeInteger(height)) this.networkHeight = Math.max(this.networkHeight, height);
+        this.noteNetworkHeight(m.headers);
         this.wake();
       }
     })().catch((err: unknown) => this.log.error({ err }, 'the block consumer stopped'));
@@ -613,7 +617,11 @@ export class ChainWorker {
     this.log.warn({ from, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: replacing it');
     const old = this.blockMessages;
     await this.openBlockConsumer(from);
-    await Promise.resolve(old?.stop()).catch(() => {});
+    if (old) {
+      // stopped, and forgotten: a chain whose consumer is replaced often must not keep every old one
+      this.subscriptions.splice(this.subscriptions.indexOf(old), 1);
+      await Promise.resolve(old.stop()).catch(() => {});
+    }
   }
 
   private async consumeAdmitted(): Promise<void> {
