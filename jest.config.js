@@ -7,7 +7,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts', '<rootDir>/test-e2e/test/**/*.test.ts', '<rootDir>/test-security/test/**/*.test.ts'],
+  testMatch: ['<rootDir>/{libs,services}/*/test/**/*.test.ts', '<rootDir>/test-e2e/test/**/*.test.ts', '<rootDir>/test-security/test/**/*.test.ts', '<rootDir>/deploy/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
   testTimeout: 60_000,
 };

@@ -17,6 +17,7 @@ const scripts = {
   'test:e2e': ['test.ts', '--lane=e2e'],
   token: ['token.ts'],
   bench: ['bench.ts'],
+  deploy: ['../deploy/src/cli.ts'],
 };
 
 function mtime(path) {

@@ -45,6 +45,7 @@ export function testFiles(root: string): string[] {
   }
   walk(join(root, 'test-e2e', 'test'), files);
   walk(join(root, 'test-security', 'test'), files);
+  walk(join(root, 'deploy', 'test'), files);
   return files.map((file) => relative(root, file)).sort();
 }
 

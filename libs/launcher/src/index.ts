@@ -1,5 +1,5 @@
 export { freePort, waitForPort } from './ports.js';
-export { ensureNatsServer, startNats } from './nats.js';
+export { ensureNatsServer, natsServerConfig, startNats } from './nats.js';
 export type { NatsClusterOptions, NatsOptions, RunningNats } from './nats.js';
 export { LOCATION_FILE, RELOCATION_BASES, createDatabaseIfMissing, removeDataDir, removePostgresFiles, startPostgres } from './postgres.js';
 export type { PostgresOptions, RunningPostgres } from './postgres.js';

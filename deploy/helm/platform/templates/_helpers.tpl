@@ -1,0 +1,101 @@
+{{/* Names and labels. Every object of a node carries its name: <release>-<node>[-part]. */}}
+
+{{- define "platform.chart" -}}
+{{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end -}}
+
+{{/* <release>-<node>: the node's StatefulSet; args: dict "root" $ "node" $node */}}
+{{- define "platform.nodeName" -}}
+{{ printf "%s-%s" .root.Release.Name .node.name | trunc 52 | trimSuffix "-" }}
+{{- end -}}
+
+{{- define "platform.commonLabels" -}}
+app.kubernetes.io/name: platform
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+helm.sh/chart: {{ include "platform.chart" . }}
+{{- end -}}
+
+{{/* the labels that select a node's part; args: dict "root" $ "node" $node "component" "node|nats|postgres" */}}
+{{- define "platform.selectorLabels" -}}
+app.kubernetes.io/name: platform
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+platform.io/node: {{ .node.name }}
+{{- end -}}
+
+{{- define "platform.labels" -}}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+helm.sh/chart: {{ include "platform.chart" .root }}
+{{ include "platform.selectorLabels" . }}
+{{- end -}}
+
+{{/* the Secret holding a node's keys */}}
+{{- define "platform.secretName" -}}
+{{- if .node.existingSecret -}}
+{{ .node.existingSecret }}
+{{- else -}}
+{{ include "platform.nodeName" . }}-secrets
+{{- end -}}
+{{- end -}}
+
+{{- define "platform.genesisConfigMap" -}}
+{{- if .Values.network.genesisConfigMap -}}
+{{ .Values.network.genesisConfigMap }}
+{{- else -}}
+{{ .Release.Name }}-genesis
+{{- end -}}
+{{- end -}}
+
+{{/* every node of the network: network.members, else this release's nodes */}}
+{{- define "platform.members" -}}
+{{- if .Values.network.members -}}
+{{ join "," .Values.network.members }}
+{{- else -}}
+{{- $names := list -}}
+{{- range .Values.nodes }}{{ $names = append $names .name }}{{ end -}}
+{{ join "," $names }}
+{{- end -}}
+{{- end -}}
+
+{{- define "platform.replicas" -}}
+{{- if .Values.network.replicas -}}
+{{ .Values.network.replicas }}
+{{- else -}}
+{{ min 3 (len (splitList "," (include "platform.members" .))) }}
+{{- end -}}
+{{- end -}}
+
+{{/* a node's NATS server: its StatefulSet's and headless Service's name */}}
+{{- define "platform.natsName" -}}
+{{ include "platform.nodeName" . }}-nats
+{{- end -}}
+
+{{/* a node's NATS server's address inside the cluster: its pod by the headless Service */}}
+{{- define "platform.natsHost" -}}
+{{ include "platform.natsName" . }}-0.{{ include "platform.natsName" . }}.{{ .root.Release.Namespace }}.svc.{{ .root.Values.clusterDomain }}
+{{- end -}}
+
+{{- define "platform.postgresName" -}}
+{{ include "platform.nodeName" . }}-postgres
+{{- end -}}
+
+{{- define "platform.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag }}
+{{- end -}}
+
+{{/* what every container of the chart may not do */}}
+{{- define "platform.containerSecurity" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+capabilities:
+  drop: [ALL]
+{{- end -}}
+
+{{/* the NATS users, one per service and the observer: their seeds' keys in the node's Secret */}}
+{{- define "platform.busUsers" -}}
+vault,transaction,block,cirrus,chains,gateway,observer
+{{- end -}}

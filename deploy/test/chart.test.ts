@@ -1,0 +1,100 @@
+// The chart without a cluster: helm lint --strict and helm template of every
+// values profile, every rendered object valid for the Kubernetes API (types
+// and required fields by kubernetes-models, unknown fields by the API's
+// interfaces), the wiring the design needs, k8s/ in sync with the chart, and
+// the README's values reference in sync with the schema. Helm is fetched and
+// checked (src/helm.ts): when it cannot be had, these tests fail.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUS_USERS } from '@platform/bus';
+import { CHART_DIR, K8S_EXAMPLE, parseManifests, readK8s, renderChart, renderK8s, valuesProfiles, type K8sObject } from '../src/chart.js';
+import { helm } from '../src/helm.js';
+import { schemaProblems, unknownFields } from '../src/validate.js';
+import { README, readmeWithValuesReference } from '../src/values-doc.js';
+
+const profiles = valuesProfiles();
+const rendered = new Map<string, K8sObject[]>();
+const render = (profile: string) => {
+  if (!rendered.has(profile)) rendered.set(profile, parseManifests(renderChart({ release: 'platform', namespace: 'platform', valuesFiles: [join(CHART_DIR, profile)] })));
+  return rendered.get(profile)!;
+};
+
+test('the chart ships the four profiles: one node, three organisations, external PostgreSQL, a node joining', () => {
+  expect(profiles).toEqual(['values.yaml', 'values-external-postgres.yaml', 'values-join.yaml', 'values-single.yaml', 'values-three-orgs.yaml']);
+});
+
+test.each(profiles)('helm lint --strict passes with %s', (profile) => {
+  const run = helm(['lint', '--strict', CHART_DIR, '-f', join(CHART_DIR, profile)]);
+  expect(`${run.stdout}${run.stderr}`).toContain('1 chart(s) linted, 0 chart(s) failed');
+  expect(run.status).toBe(0);
+}, 60_000);
+
+test.each(profiles)('every object rendered from %s is valid for the Kubernetes API, with no unknown field', async (profile) => {
+  const objects = render(profile);
+  expect(objects.length).toBeGreaterThan(5);
+  expect(await schemaProblems(objects)).toEqual([]);
+  expect(unknownFields(objects)).toEqual([]);
+}, 60_000);
+
+test('the checks catch what they are for: a wrong type, a missing field, an unknown field', async () => {
+  const set = structuredClone(render('values-single.yaml').find((o) => o.kind === 'StatefulSet')!);
+  set.spec.replicas = 'one';
+  set.spec.template.spec.containers[0].containerPorts = [{ containerPort: 1 }];
+  delete set.spec.selector;
+  expect((await schemaProblems([set]))[0].message).toMatch(/replicas must be integer|selector/);
+  expect(unknownFields([set])).toEqual([{ object: set.kind + '/' + set.metadata.name, message: 'unknown field spec.template.spec.containers[0].containerPorts' }]);
+}, 60_000);
+
+test('a wrong value fails at install with a message naming it', () => {
+  const run = helm(['template', 'platform', CHART_DIR, '--set', 'nodes[0].name=Node_1']);
+  expect(run.status).not.toBe(0);
+  expect(run.stderr).toMatch(/nodes\/0\/name/);
+  const typo = helm(['template', 'platform', CHART_DIR, '--set', 'postgres.enable=false']);
+  expect(typo.stderr).toMatch(/additional properties 'enable' not allowed|enable/);
+});
+
+test('the three-organisation wiring: per node a pod of its services, a PostgreSQL and a NATS server routed to the two others', () => {
+  const objects = render('values-three-orgs.yaml');
+  const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)!;
+  for (const node of ['node1', 'node2', 'node3']) {
+    const pod = named('StatefulSet', `platform-${node}`).spec.template.spec;
+    expect(pod.containers.map((c: { name: string }) => c.name)).toEqual(['idp', 'vault', 'transaction', 'block', 'cirrus', 'chains', 'gateway']);
+    const gateway = pod.containers.find((c: { name: string }) => c.name === 'gateway');
+    expect(gateway.readinessProbe.httpGet.path).toBe('/ready');
+    expect(gateway.livenessProbe.httpGet.path).toBe('/health');
+    for (const c of [...pod.containers, ...pod.initContainers]) {
+      expect(c.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true });
+      expect(c.resources.limits).toBeDefined();
+    }
+    // each service mounts its own NATS user's seed and no other
+    for (const c of pod.containers.filter((c: { name: string }) => c.name !== 'idp')) {
+      const bus = pod.volumes.find((v: { name: string }) => v.name === `bus-${c.name}`);
+      expect(bus.secret.items).toEqual([{ key: `${c.name}.nk`, path: `${c.name}.nk` }]);
+    }
+    const nats = named('StatefulSet', `platform-${node}-nats`);
+    const routes = nats.spec.template.spec.initContainers[0].env.find((e: { name: string }) => e.name === 'NATS_ROUTES').value.split(',');
+    expect(routes.sort()).toEqual(['node1', 'node2', 'node3'].filter((n) => n !== node).map((n) => `platform-${n}-nats-0.platform-${n}-nats.platform.svc.cluster.local:6222`));
+    expect(nats.spec.volumeClaimTemplates[0].spec.resources.requests.storage).toBe('10Gi');
+    expect(named('Service', `platform-${node}-nats`).spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
+    expect(named('StatefulSet', `platform-${node}-postgres`).spec.volumeClaimTemplates).toHaveLength(1);
+  }
+  expect(named('PodDisruptionBudget', 'platform-nats').spec.maxUnavailable).toBe(1);
+  expect(objects.filter((o) => o.kind === 'Ingress').map((o) => o.spec.rules[0].host)).toEqual(['node1.platform.example', 'node2.platform.example', 'node3.platform.example']);
+  expect(objects.filter((o) => o.kind === 'NetworkPolicy')).toHaveLength(9);
+});
+
+test("the chart's list of NATS users is the bus's", () => {
+  const helpers = readFileSync(join(CHART_DIR, 'templates', '_helpers.tpl'), 'utf8');
+  const list = /define "platform.busUsers" -}}\n(.*)\n/.exec(helpers)![1].split(',');
+  expect(list).toEqual([...BUS_USERS]);
+});
+
+test('k8s/ is the three-organisation example as the chart renders it now (npm run deploy -- k8s)', () => {
+  expect(K8S_EXAMPLE.profile).toBe('values-three-orgs.yaml');
+  expect(readK8s()).toBe(renderK8s());
+});
+
+test("deploy/README.md's values reference is the schema's (npm run deploy -- docs)", () => {
+  const text = readFileSync(README, 'utf8');
+  expect(text).toBe(readmeWithValuesReference(text));
+});
