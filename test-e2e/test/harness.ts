@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, removeDataDir, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
+import { startRouteRecorder, type RouteRecorder } from './route-recorder.js';
 
 export interface TestNode extends RunningNode {
   /** every log line of every process, `name | line` */
@@ -32,27 +33,38 @@ export function isolatedEnv(): Record<string, string | undefined> {
 export interface TestNetwork extends RunningNetwork {
   /** every log line of every process of every node, `node/name | line` */
   logs: string[];
+  /** with `recordRoutes`: every route connection of the cluster, and the markers seen on it */
+  routes: RouteRecorder | null;
   /** stops every node and removes the data; fails as TestNode.destroy does on refused subjects */
   destroy(): Promise<void>;
 }
 
-/** A network of `size` nodes on loopback, as `npm start -- --nodes <size>` runs it, on free ports in a temporary data dir. */
-export async function startTestNetwork(size: number, env: Record<string, string> = {}): Promise<TestNetwork> {
+/**
+ * A network of `size` nodes on loopback, as `npm start -- --nodes <size>`
+ * runs it, on free ports in a temporary data dir. `recordRoutes`: every
+ * route goes through a proxy that searches it for these markers (label →
+ * bytes).
+ */
+export async function startTestNetwork(size: number, env: Record<string, string> = {}, options: { recordRoutes?: ReadonlyMap<string, Buffer> } = {}): Promise<TestNetwork> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-net-'));
   const ports = new Map<number, { gateway: number; vault: number; idp: number; nats: number; cluster: number }>();
   for (let i = 1; i <= size; i++) ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort() });
+  const routes = options.recordRoutes ? await startRouteRecorder(new Map([...ports].map(([i, p]) => [i, p.cluster])), options.recordRoutes) : null;
   const logs: string[] = [];
   const network = await startNetwork({
     size,
     env: { ...isolatedEnv(), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     ports: (index) => ports.get(index)!,
+    ...(routes ? { routeAddress: (index: number) => routes.address(index) } : {}),
     onLine: (node, name, line) => logs.push(`${node}/${name} | ${line}`),
     readyTimeoutMs: 180_000,
   });
   return Object.assign(network, {
     logs,
+    routes,
     async destroy() {
       await network.stop();
+      await routes?.stop();
       for (const node of network.nodes) removeDataDir(node.dataDir);
       removeDataDir(dataDir);
       const violations = busViolations(logs);

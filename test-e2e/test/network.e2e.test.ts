@@ -1,9 +1,12 @@
 // A network of three nodes on loopback, as `npm start -- --nodes 3` runs it
 // (docs/network.md): one ordering, every node executing and agreeing, a
 // proposer that stops is replaced and fenced, a node that was down catches up.
+import { randomBytes } from 'node:crypto';
 import type { ChainStatusRecord } from '@platform/bus';
-import type { RunningNode } from '@platform/launcher';
+import { AUTO_APPROVE_SOURCE } from '@platform/chains';
+import { postgresClusterDir, type RunningNode } from '@platform/launcher';
 import { api, devToken, startTestNetwork, type TestNetwork } from './harness.js';
+import { findInFiles } from './route-recorder.js';
 
 const NETWORK_START_MS = 300_000;
 /** a node's start is most of it: its PostgreSQL, its services, its catching up */
@@ -11,6 +14,23 @@ const NODE_RESTART_MS = 180_000;
 /** a fault, the elections it causes, and the wait until every node agrees again */
 const FAULT_MS = 240_000;
 const COUNTER = 'contract Counter { uint public n = 5; function bump(uint by) public returns (uint) { n += by; return n; } }';
+
+/**
+ * Random strings put in a private chain's contract source, arguments and
+ * events (docs/network.md "Private chains across nodes"), and one put on the
+ * main chain, which every node must hold: the check that the searches see.
+ */
+const marker = (what: string) => `${what}-${randomBytes(8).toString('hex')}`;
+const SECRET = { source: marker('source'), argument: marker('argument'), event: marker('event') };
+const CONTROL = marker('main');
+/** each marker as text, and hex-encoded as a contract's source travels in a transaction */
+const NEEDLES = new Map<string, Buffer>(
+  [...Object.entries(SECRET), ['control', CONTROL] as const].flatMap(([label, text]) => [
+    [label, Buffer.from(text)],
+    [`${label} (hex)`, Buffer.from(Buffer.from(text).toString('hex'))],
+  ]),
+);
+const SECRET_LABELS = [...NEEDLES.keys()].filter((label) => !label.startsWith('control'));
 
 let net: TestNetwork;
 /** a user of each node, with a key: a token is its own node's */
@@ -20,7 +40,7 @@ let counter = '';
 const nodeAt = (index: number): RunningNode => net.running.get(index)!;
 
 beforeAll(async () => {
-  net = await startTestNetwork(3);
+  net = await startTestNetwork(3, {}, { recordRoutes: NEEDLES });
   for (const index of [1, 2, 3]) {
     tokens.set(index, await devToken(nodeAt(index), `user${index}`));
     expect((await api(nodeAt(index), 'POST', '/platform/v2.3/key', tokens.get(index))).status).toBe(200);
@@ -28,11 +48,22 @@ beforeAll(async () => {
 }, NETWORK_START_MS);
 afterAll(async () => net?.destroy(), NETWORK_START_MS);
 
-async function send(index: number, txs: unknown[]): Promise<any[]> {
-  const res = await api(nodeAt(index), 'POST', '/platform/v2.3/transaction?resolve=true', tokens.get(index), { txs });
+async function send(index: number, txs: unknown[], query = ''): Promise<any[]> {
+  const res = await api(nodeAt(index), 'POST', `/platform/v2.3/transaction?resolve=true${query}`, tokens.get(index), { txs });
   expect(res.status).toBe(200);
   expect(res.body.map((r: { status: string; txResult?: { message?: string } }) => `${r.status} ${r.status === 'Success' ? '' : r.txResult?.message}`.trim())).toEqual(txs.map(() => 'Success'));
   return res.body;
+}
+
+/** polled: another node applies and indexes what one node ordered a little later */
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms; last ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 const bump = (by: number) => ({ type: 'FUNCTION', payload: { contractAddress: counter, method: 'bump', args: { by }, metadata: { VM: 'SolidVM' } } });
@@ -105,6 +136,50 @@ test('deployed on node1 and called on node3: the result, the cirrus row and the 
   for (const [i, m] of metadata.entries()) expect(m.validators.find((v: { node: string }) => v.node === `node${i + 1}`).address).toBe(m.nodeAddress);
   const peers = (await api(nodeAt(1), 'GET', '/platform-api/eth/v1.2/peers', tokens.get(1))).body;
   expect(peers).toEqual([expect.objectContaining({ node: 'node2', connected: true }), expect.objectContaining({ node: 'node3', connected: true })]);
+});
+
+test('a private chain of node1 and node2: its members run and read it; node3 neither stores nor receives any of it in readable form', async () => {
+  const created = await api(nodeAt(1), 'POST', '/bloc/v2.2/chain', tokens.get(1), {
+    label: 'Org1 and Org2',
+    contract: 'AutoApprove',
+    src: AUTO_APPROVE_SOURCE,
+    args: {},
+    members: [{ orgName: 'Org2', access: true }],
+    balances: [],
+    metadata: { VM: 'SolidVM' },
+  });
+  expect(created.status).toBe(200);
+  const chain: string = created.body;
+  const source = `contract Secret { string public note = "${SECRET.source}"; string public said; event Said(string what, string tag); function say(string what) public { said = what; emit Said(what, "${SECRET.event}"); } }`;
+  const [upload] = await send(1, [{ type: 'CONTRACT', payload: { contract: 'Secret', src: source, args: {}, metadata: { VM: 'SolidVM' } } }], `&chainid=${chain}`);
+  const secret: string = upload.data.contents.address;
+  await send(1, [{ type: 'FUNCTION', payload: { contractAddress: secret, method: 'say', args: { what: SECRET.argument }, metadata: { VM: 'SolidVM' } } }], `&chainid=${chain}`);
+
+  // node2's organization is a member: it runs the chain, and its users read it
+  const row = await eventually(async () => (await api(nodeAt(2), 'GET', `/cirrus/search/Secret?chainId=eq.${chain}`, tokens.get(2))).body, (rows) => Array.isArray(rows) && rows[0]?.said === SECRET.argument);
+  expect(row[0]).toMatchObject({ address: secret, note: SECRET.source, said: SECRET.argument });
+  // node3's is not: the chain does not exist there
+  expect((await api(nodeAt(3), 'GET', `/bloc/v2.2/chain/${chain}`, tokens.get(3))).status).toBe(404);
+  expect((await api(nodeAt(3), 'GET', `/platform-api/eth/v1.2/account?address=${secret}&chainid=${chain}`, tokens.get(3))).status).toBe(404);
+  expect((await api(nodeAt(3), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(3))).body.chains.map((c: { chainId: string }) => c.chainId)).toEqual(['']);
+
+  // a main-chain transaction after it, which node3 holds: once node3 applied it, the private chain's blocks before it are in node3's copy of the streams
+  const [control] = await send(1, [{ type: 'CONTRACT', payload: { contract: 'Control', src: 'contract Control { string public c; constructor(string v) { c = v; } }', args: { v: CONTROL }, metadata: { VM: 'SolidVM' } } }]);
+  await eventually(async () => (await api(nodeAt(3), 'GET', `/bloc/v2.2/transactions/${control.hash}/result`, tokens.get(3))).status, (status) => status === 200);
+  await agreed();
+
+  const stored = (index: number) => findInFiles([nodeAt(index).dataDir, postgresClusterDir(nodeAt(index).dataDir)], NEEDLES);
+  const onNode3 = stored(3);
+  expect(SECRET_LABELS.filter((label) => onNode3.has(label))).toEqual([]);
+  expect(onNode3.has('control')).toBe(true);
+  // the search does find the chain's data where it is readable: on its members' nodes
+  expect(SECRET_LABELS.filter((label) => stored(1).has(label))).not.toEqual([]);
+
+  const node3Routes = net.routes!.connections().filter((c) => c.servers.has('node3'));
+  expect(node3Routes.length).toBeGreaterThan(0);
+  const received = new Set(node3Routes.flatMap((c) => [...c.found]));
+  expect(SECRET_LABELS.filter((label) => received.has(label))).toEqual([]);
+  expect(received.has('control') || received.has('control (hex)')).toBe(true);
 });
 
 test('the proposer stops: another node proposes within 10 s, and the old one, back, is fenced and follows', async () => {

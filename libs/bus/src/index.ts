@@ -36,8 +36,8 @@ export type {
   TxDoneNotice,
   TxParamsInput,
 } from './contracts/tx.js';
-export { BLOCK } from './contracts/block.js';
-export type { ChainHealthRecord, ChainStatusRecord, NodeMetadataRecord, PeerRecord } from './contracts/block.js';
+export { BLOCK, genesisMessageIsFor } from './contracts/block.js';
+export type { ChainHealthRecord, ChainKeyGrant, ChainStatusRecord, NodeMetadataRecord, PeerRecord, SealedGenesis } from './contracts/block.js';
 export type { AccountRecord, AccountRequest, CompileItem, CompiledRecord, NodeAccountRequest } from './contracts/block.js';
 export type { NatsConnection, Subscription } from '@nats-io/nats-core';
 export {

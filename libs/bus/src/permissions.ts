@@ -98,7 +98,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
   },
   transaction: {
     role: 'admission, results, the faucet: answers `tx.*`, signs through the vault, appends admitted transactions',
-    calls: [VAULT.keyGet, VAULT.sign, IDENTITY.ca, IDENTITY.caSign, IDENTITY.status, BLOCK.nodeAccount, CHAINS.exists, CHAINS.visibleTo],
+    // BLOCK.chainKey: what goes to a private chain's stream is sealed with its key
+    calls: [VAULT.keyGet, VAULT.sign, IDENTITY.ca, IDENTITY.caSign, IDENTITY.status, BLOCK.nodeAccount, BLOCK.chainKey, CHAINS.exists, CHAINS.visibleTo],
     publishes: [SUBJECTS.tx.done],
     subscribes: [SUBJECTS.chains.visibilityChanged],
     pings: [],
@@ -121,7 +122,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       { stream: STREAMS.exec.name, publish: true, read: true },
       // results too big for one message, in parts (exec-results.ts); the readers are the results' consumers
       { stream: STREAMS.execParts.name, publish: true },
-      { stream: STREAMS.geneses.name, read: true, consumers: ['*'] },
+      // publish: a private chain's key for a node that became a member later
+      { stream: STREAMS.geneses.name, publish: true, read: true, consumers: ['*'] },
       { stream: STREAMS.leases.name, publish: true, read: true },
     ],
   },
@@ -138,7 +140,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
   },
   chains: {
     role: 'private chains: answers `chains.*`, appends geneses, follows governance in execution results',
-    calls: [BLOCK.checkGenesis, VAULT.keyGet, IDENTITY.status],
+    calls: [BLOCK.checkGenesis, BLOCK.sealGenesis, BLOCK.chainGenesis, VAULT.keyGet, IDENTITY.status],
     publishes: [SUBJECTS.chains.visibilityChanged],
     subscribes: [],
     pings: [],

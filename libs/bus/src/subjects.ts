@@ -41,6 +41,12 @@ export const SUBJECTS = {
     nodeAccount: 'block-svc.account.node',
     compile: 'block-svc.compile',
     checkGenesis: 'block-svc.genesis-check',
+    /** a new private chain's genesis sealed for its member nodes */
+    sealGenesis: 'block-svc.genesis-seal',
+    /** a private chain's genesis, opened: for the chains service of a member node */
+    chainGenesis: 'block-svc.genesis-open',
+    /** a private chain's key: for the transaction service, which seals what it publishes */
+    chainKey: 'block-svc.chain-key',
     /** the certificate registry's view of an address */
     identity: 'block-svc.identity',
   },
@@ -51,6 +57,8 @@ export const SUBJECTS = {
   chains: {
     /** JetStream: a private chain's genesis (outside `chains.*`, the chains service's request subjects) */
     genesis: (chainId: ChainId) => `genesis.${chainToken(chainId)}`,
+    /** JetStream: a private chain's key wrapped for a node that became a member after its genesis (a governance event) */
+    genesisKey: (chainId: ChainId, node: string) => `genesis.${chainToken(chainId)}.key.${node}`,
     /** core NATS, no body: who may see which chain has just changed (a chain stored, governance events applied); answers remembered elsewhere are stale */
     visibilityChanged: 'chains-notice.visibility',
   },

@@ -8,6 +8,15 @@ import type { Address, Genesis } from './types.js';
 /** Where a private chain's genesis creates its governance contract (the platform's fixed address). */
 export const GOVERNANCE_ADDRESS: Address = '0000000000000000000000000000000000000100';
 
+/**
+ * The governance contract's events that admit members, and those that remove
+ * them (the spec's "Events" 3 and 5); their arguments are read by position:
+ * organization, unit, common name. Only events the governance contract
+ * itself emits count.
+ */
+export const MEMBER_ADDED_EVENTS: readonly string[] = ['OrgAdded', 'OrgUnitAdded', 'CommonNameAdded', 'OrganizationAdded'];
+export const MEMBER_REMOVED_EVENTS: readonly string[] = ['OrgRemoved', 'OrgUnitRemoved', 'CommonNameRemoved', 'OrganizationRemoved'];
+
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === 'object') {

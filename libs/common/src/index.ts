@@ -10,7 +10,7 @@ export type { Undo } from './journal.js';
 export { DEFAULT_MIN_GAS_PRICE, DEFAULT_PROTOCOL, MAIN_CHAIN, transactionKind } from './types.js';
 export { DEFAULT_LIMITS, LIMIT_NAMES, limitMessage, limitsError, limitsOf } from './limits.js';
 export type { ExecutionLimits } from './limits.js';
-export { GOVERNANCE_ADDRESS, chainGenesisText } from './chain-genesis.js';
+export { GOVERNANCE_ADDRESS, MEMBER_ADDED_EVENTS, MEMBER_REMOVED_EVENTS, chainGenesisText } from './chain-genesis.js';
 export type {
   AccountState,
   Address,

@@ -380,11 +380,17 @@ export interface GenesisContract {
   args: Record<string, unknown>;
 }
 
-/** A node that may propose blocks: its name in the network, its organization, and the address of its block-signing key. */
+/**
+ * A node that may propose blocks: its name in the network, its organization,
+ * and its block-signing key, by address and by public key (65 bytes
+ * uncompressed, hex): private chains' keys are wrapped to it
+ * (docs/network.md "Private chains across nodes").
+ */
 export interface Validator {
   node: string;
   organization: string;
   address: Address;
+  publicKey: string;
 }
 
 export interface Genesis {

@@ -1,4 +1,4 @@
-export type CryptoErrorCode = 'BAD_HEX' | 'BAD_RLP' | 'BAD_SIGNATURE' | 'BAD_KEY';
+export type CryptoErrorCode = 'BAD_HEX' | 'BAD_RLP' | 'BAD_SIGNATURE' | 'BAD_KEY' | 'BAD_SEAL';
 
 /**
  * The one error type this package throws for bad input. `code` is stable:

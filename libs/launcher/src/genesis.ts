@@ -22,7 +22,7 @@ import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSyn
 import { dirname, join } from 'node:path';
 import { createNodeCa, privateKeyFromPem, privateKeyToPem, type NodeCa } from '@platform/certs';
 import { DEFAULT_PROTOCOL, MAIN_CHAIN, type Genesis, type Validator } from '@platform/common';
-import { bytesToHex, generateKeyPair, hexToBytes, keyPairFromPrivateKey } from '@platform/crypto';
+import { bytesToHex, generateKeyPair, hexToBytes, keyPairFromPrivateKey, type KeyPair } from '@platform/crypto';
 import { nodeCaFiles, readNodeCa, registryGenesisContract, type NodeCaFiles, type NodeCaSource } from '@platform/identity';
 
 /** 10^18 tokens of 18 decimals: 5 × 10^14 faucet calls of 2000 tokens, far below 2^256. */
@@ -119,17 +119,26 @@ export function newMainGenesis(accounts: Genesis['accounts'] = [], trustedRoots:
   };
 }
 
-/** The faucet's address from its key file; a file that is not a key stops the start, naming the file. */
-function readKey(path: string): string {
+/** The key of a key file (64 hex); a file that is not a key stops the start, naming the file and whose key it is. */
+function readKeyPair(path: string, whose = 'the faucet\'s private key'): KeyPair {
   const text = readFileSync(path, 'utf8').trim().replace(/^0x/i, '');
-  if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new Error(`${path} must hold the faucet's private key as 64 hex digits`);
-  return keyPairFromPrivateKey(hexToBytes(text)).address;
+  if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new Error(`${path} must hold ${whose} as 64 hex digits`);
+  return keyPairFromPrivateKey(hexToBytes(text));
 }
 
-/** The address of a secp256k1 key file (64 hex), created if missing: the faucet's, a node's block-signing key. */
-function readOrCreateKey(path: string): string {
+/** The faucet's address from its key file. */
+function readKey(path: string): string {
+  return readKeyPair(path).address;
+}
+
+/** A secp256k1 key file (64 hex), created if missing: the faucet's, a node's block-signing key. */
+function readOrCreateKeyPair(path: string, whose?: string): KeyPair {
   if (!existsSync(path)) writeOnce(path, `${bytesToHex(generateKeyPair().privateKey)}\n`, 0o600);
-  return readKey(path);
+  return readKeyPair(path, whose);
+}
+
+function readOrCreateKey(path: string): string {
+  return readOrCreateKeyPair(path).address;
 }
 
 /**
@@ -176,7 +185,8 @@ export function ensureNetworkGenesis(rootDir: string, members: NetworkMember[]):
     for (const m of members) {
       roots.push(ensureNodeCa(m.dataDir, m.organization, {}).ca.certificatePem);
       accounts.push({ address: readOrCreateKey(join(m.dataDir, 'faucet.key')), balance: FAUCET_GENESIS_BALANCE.toString() });
-      validators.push({ node: m.name, organization: m.organization, address: readOrCreateKey(join(m.dataDir, 'block', 'node.key')) });
+      const { address, publicKey } = readOrCreateKeyPair(join(m.dataDir, 'block', 'node.key'), 'the node\'s block-signing key');
+      validators.push({ node: m.name, organization: m.organization, address, publicKey: bytesToHex(publicKey) });
     }
     writeOnce(path, `${JSON.stringify({ ...newMainGenesis(accounts, roots), validators }, null, 2)}\n`);
   }

@@ -53,6 +53,8 @@ export interface NatsClusterOptions {
   password: string;
   /** the other servers' route addresses (`host:port`); the cluster finds the rest by gossip */
   routes: string[];
+  /** the address the other servers reach this one's routes at, when not `listen` (a proxy, a NAT): what the cluster's gossip tells them */
+  advertise?: string;
 }
 
 export interface NatsOptions {
@@ -89,6 +91,7 @@ export function natsServerConfig(options: Pick<NatsOptions, 'node' | 'accounts' 
       `  listen: ${JSON.stringify(`${options.host}:${c.port}`)}`,
       `  authorization { user: ${JSON.stringify(c.user)}, password: ${JSON.stringify(c.password)}, timeout: 2 }`,
       `  routes: [${c.routes.map(route).join(', ')}]`,
+      ...(c.advertise ? [`  advertise: ${JSON.stringify(c.advertise)}`] : []),
       '}',
     );
   }

@@ -39,6 +39,8 @@ export interface NetworkOptions {
   reset?: boolean;
   /** node n's ports; default PORT, VAULT_PORT and IDP_PORT plus 100·(n−1), NATS 4222 + (n−1), routes 6222 + (n−1) */
   ports?: (index: number) => NodePorts;
+  /** where the other nodes reach node n's routes (`host:port`), and what its server advertises; default its cluster port on 127.0.0.1 (a test puts a proxy there) */
+  routeAddress?: (index: number) => string;
   onLine: (node: string, name: string, line: string) => void;
   readyTimeoutMs?: number;
 }
@@ -95,6 +97,7 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
   ensureNetworkGenesis(root, nodes);
   const routePassword = readOrCreateSecret(join(root, 'network', 'route-password'));
 
+  const routeAddress = options.routeAddress ?? ((index: number) => `127.0.0.1:${portsOf(index).cluster}`);
   const running = new Map<number, RunningNode>();
   const nodeOf = (index: number) => {
     const node = nodes[index - 1];
@@ -123,7 +126,8 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
           port: node.ports.cluster,
           user: ROUTE_USER,
           password: routePassword,
-          routes: nodes.filter((n) => n !== node).map((n) => `127.0.0.1:${n.ports.cluster}`),
+          routes: nodes.filter((n) => n !== node).map((n) => routeAddress(n.index)),
+          ...(options.routeAddress ? { advertise: routeAddress(node.index) } : {}),
         },
       },
       onLine: (name, line) => options.onLine(node.name, name, line),

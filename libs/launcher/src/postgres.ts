@@ -105,6 +105,11 @@ export function removeDataDir(dataDir: string): void {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
+/** Where a data dir's PostgreSQL cluster is: `<DATA_DIR>/postgres`, or the folder recorded in the data dir. */
+export function postgresClusterDir(dataDir: string): string {
+  return recordedFolder(resolve(dataDir)) ?? join(resolve(dataDir), 'postgres');
+}
+
 function recordedFolder(dataDir: string): string | null {
   const file = join(dataDir, LOCATION_FILE);
   if (!existsSync(file)) return null;

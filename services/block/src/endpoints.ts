@@ -5,6 +5,7 @@ import { BLOCK, CHAINS, IDENTITY, call, handle, type AccountRecord, type Handler
 import { PlatformError, type ChainId, type Genesis } from '@platform/common';
 import type { ChainHealthRecord, ChainStatusRecord, NodeMetadataRecord } from '@platform/bus';
 import { bytesToHex, type KeyPair } from '@platform/crypto';
+import { chainKeyRecord, type ChainKeys } from './chain/chain-keys.js';
 import { checkPrivateGenesis } from './chain/private-genesis.js';
 import { compileItems } from './compile.js';
 import { genesisHash } from './genesis.js';
@@ -32,8 +33,13 @@ export interface NodeIdentity {
   clusterView(): Promise<{ connected: Set<string>; leader: string | null } | null>;
 }
 
-/** `byId`: the chains held now; private chains are added to it as they start. `nc` asks the chains service who may see a private chain. */
-export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsConnection, self: NodeIdentity): Handler[] {
+/**
+ * `byId`: the chains held now; private chains are added to it as they start.
+ * `nc` asks the chains service who may see a private chain. `chainKeys`:
+ * this node's keys of private chains, for the services that seal or open
+ * their data.
+ */
+export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsConnection, self: NodeIdentity, chainKeys: ChainKeys): Handler[] {
   const held = (chainId: ChainId): HeldChain => {
     const chain = byId.get(chainId);
     if (!chain) throw notHeld(chainId);
@@ -61,6 +67,13 @@ export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsCon
       if (!genesis || typeof genesis !== 'object') throw invalid('genesis', 'must be a genesis object');
       return checkPrivateGenesis(genesis);
     }),
+    handle(BLOCK.sealGenesis, (genesis) => {
+      if (!genesis || typeof genesis !== 'object') throw invalid('genesis', 'must be a genesis object');
+      checkPrivateGenesis(genesis);
+      return chainKeys.sealGenesis(genesis);
+    }),
+    handle(BLOCK.chainGenesis, (request) => chainKeys.genesisOf(request?.chainId)),
+    handle(BLOCK.chainKey, async (request) => chainKeyRecord(await chainKeys.requireKey(request?.chainId))),
     handle(IDENTITY.status, (request) => {
       const main = byId.get('')!;
       return identityStatus(main.store, hexField(request?.address, 'address', 20), main.store.head()?.header.number ?? 0);

@@ -6,7 +6,7 @@
 // no proposer.
 import { existsSync, readFileSync } from 'node:fs';
 import { limitsError, type BlockHeader, type Genesis, type Hash, type Receipt, type WorldState } from '@platform/common';
-import { bytesToHex, keccak256Hex } from '@platform/crypto';
+import { addressFromPublicKey, bytesToHex, hexToBytes, keccak256Hex } from '@platform/crypto';
 import { REGISTRY_ADDRESS } from '@platform/identity';
 import { createContract } from '@platform/solidvm';
 import { ZERO_ADDRESS, ZERO_HASH, blockHash } from './block.js';
@@ -44,8 +44,14 @@ export function validateGenesis(g: Genesis, where: string): void {
   if (g.validators !== undefined) {
     if (g.chainId !== '') fail('only the main chain lists validators: the main chain\'s order private chains too');
     if (!Array.isArray(g.validators) || g.validators.length === 0) fail('validators, when given, must be a non-empty array');
+    const names = new Set<string>();
     for (const v of g.validators) {
-      if (!v || typeof v.node !== 'string' || typeof v.organization !== 'string' || !/^[0-9a-f]{40}$/.test(v.address)) fail(`validator ${JSON.stringify(v)} needs a node name, an organization and a 40-hex address`);
+      if (!v || typeof v.node !== 'string' || typeof v.organization !== 'string' || !/^[0-9a-f]{40}$/.test(v.address) || !/^04[0-9a-f]{128}$/.test(String(v.publicKey))) {
+        fail(`validator ${JSON.stringify(v)} needs a node name, an organization, a 40-hex address and its 130-hex uncompressed public key`);
+      }
+      if (addressFromPublicKey(hexToBytes(v.publicKey)) !== v.address) fail(`validator ${v.node}: its address ${v.address} is not its public key's`);
+      if (names.has(v.node)) fail(`validator ${v.node} is listed twice`);
+      names.add(v.node);
     }
   }
   if (!Array.isArray(g.accounts)) fail('accounts must be an array');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { MAIN_CHAIN, type Logger, type NodeConfig } from '@platform/common';
 import { STREAMS, busJetStream, streamTopology, chainToken, connectBus, serve, type BusCredentials, type BusJetStream } from '@platform/bus';
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
+import { ChainKeys } from './chain/chain-keys.js';
 import { PrivateChains } from './chain/private-chains.js';
 import { blockHandlers, type HeldChain } from './endpoints.js';
 import { evmExecutor, indexingEvmExecutor } from './exec/evm.js';
@@ -95,7 +96,8 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     undo.unshift(() => worker.stop());
     await worker.start();
     const held = new Map<string, HeldChain>([[chain, { chainId: chain, store, health: () => worker.health(), status: () => worker.status() }]]);
-    const privateChains = new PrivateChains({ dataDir, logger, held, workerOptions: shared, mainState: store });
+    const chainKeys = new ChainKeys({ bus, key, node: config.nodeName, validators: genesis.validators ?? [], logger });
+    const privateChains = new PrivateChains({ dataDir, logger, held, workerOptions: shared, mainState: store, chainKeys });
     undo.unshift(() => privateChains.stop());
     await privateChains.start();
     // answered once block 0 is applied: the account lookup never sees a store without a head
@@ -105,7 +107,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
         key,
         genesis,
         clusterView: () => clusterView(bus),
-      }));
+      }, chainKeys));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
     await nc.flush();

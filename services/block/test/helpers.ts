@@ -4,11 +4,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { DEFAULT_NODE_NAME, createLogger, loadConfig, type Block, type ExecResult, type Logger, type Receipt, type Transaction } from '@platform/common';
-import { STREAMS, busJetStream, connectBus, encodeJson, type BusJetStream, type NatsConnection } from '@platform/bus';
-import { bytesToHex, generateKeyPair, sign, signingHash, transactionHash, type KeyPair } from '@platform/crypto';
+import { DEFAULT_NODE_NAME, createLogger, loadConfig, type Block, type ExecResult, type Genesis, type Logger, type Receipt, type Transaction, type Validator } from '@platform/common';
+import { STREAMS, SUBJECTS, busJetStream, connectBus, encodeJson, type BusJetStream, type NatsConnection } from '@platform/bus';
+import { bytesToHex, generateKeyPair, seal, sign, signingHash, transactionHash, type KeyPair } from '@platform/crypto';
 import { newMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
+import { sealGenesisFor } from '../src/chain/chain-keys.js';
 import { startBlockService, type BlockServiceOptions, type RunningBlockService } from '../src/index.js';
+import { loadNodeKey } from '../src/node-key.js';
 
 export const COUNTER = `
 contract Counter {
@@ -146,17 +148,26 @@ export interface BlockFixture {
    */
   start(options?: Partial<BlockServiceOptions> & { env?: Record<string, string>; name?: string; accounts?: Array<{ address: string; balance: bigint }> }): Promise<RunningBlockService>;
   publish(...txs: Transaction[]): Promise<void>;
+  /**
+   * Publishes a private chain's genesis as the chains service does: sealed,
+   * its key wrapped for the node (data dir `name`) whose block key is read
+   * (created) here. Answers the chain's key.
+   */
+  publishGenesis(genesis: Genesis, name?: string): Promise<Uint8Array>;
+  /** Publishes a private chain's admitted transaction sealed with its key, as the transaction service does. */
+  publishPrivate(chainKey: Uint8Array, tx: Transaction): Promise<void>;
   /** publishes as a different message (its own msgID), as an outbox republished past the duplicate window does */
   publishAgain(tx: Transaction): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** The main chain's genesis in `dataDir`, unless there is one (the launcher's job on a node: its ensureMainGenesis). */
-export function writeGenesis(dataDir: string, accounts: Array<{ address: string; balance: bigint }> = []): void {
+/** The main chain's genesis in `dataDir`, unless there is one (the launcher's job on a node: its ensureMainGenesis); `validators` make it a network's. */
+export function writeGenesis(dataDir: string, accounts: Array<{ address: string; balance: bigint }> = [], validators?: Validator[]): void {
   const path = join(dataDir, 'genesis.json');
   if (existsSync(path)) return;
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(path, JSON.stringify(newMainGenesis(accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })))));
+  const genesis = newMainGenesis(accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })));
+  writeFileSync(path, JSON.stringify(validators ? { ...genesis, validators } : genesis));
 }
 
 export const quietLogger = (): Logger => createLogger('block', process.env.TEST_LOG_LEVEL ?? 'silent');
@@ -190,6 +201,16 @@ export async function blockFixture(): Promise<BlockFixture> {
     },
     async publish(...txs) {
       for (const tx of txs) await js.publish('tx.admitted.main', encodeJson(tx), { msgID: tx.hash });
+    },
+    async publishGenesis(genesis, name) {
+      const key = loadNodeKey(join(fixture.dataDir(name), 'block', 'node.key'));
+      const sealed = sealGenesisFor(genesis, [{ node: DEFAULT_NODE_NAME, publicKey: key.publicKey }]);
+      await js.publish(SUBJECTS.chains.genesis(genesis.chainId), encodeJson(sealed.sealed), { msgID: genesis.chainId });
+      return sealed.key;
+    },
+    async publishPrivate(chainKey, tx) {
+      const subject = SUBJECTS.tx.admitted(tx.chainId);
+      await js.publish(subject, seal(chainKey, encodeJson(tx), subject), { msgID: tx.hash });
     },
     async publishAgain(tx) {
       await js.publish('tx.admitted.main', encodeJson(tx), { msgID: `${tx.hash}:again:${Math.random()}` });

@@ -4,11 +4,14 @@
 // started from the GENESIS stream — at start and while running, again after
 // a restart — each with its own blocks, results and account lookup.
 import { refusal } from '@platform/common/testing';
-import { BLOCK, CHAINS, SUBJECTS, STREAMS, call, encodeJson, handle, serve } from '@platform/bus';
-import { DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, type ExecResult, type Genesis } from '@platform/common';
-import { contractAddress } from '@platform/crypto';
+import { join } from 'node:path';
+import { BLOCK, CHAINS, SUBJECTS, STREAMS, call, decodeJson, encodeJson, handle, serve, type ChainKeyGrant } from '@platform/bus';
+import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, type ExecResult, type Genesis } from '@platform/common';
+import { bytesToHex, contractAddress, hexToBytes, open, unwrapKey } from '@platform/crypto';
+import { keyGrant, sealGenesisFor } from '../src/chain/chain-keys.js';
 import { privateChainId } from '../src/chain/private-genesis.js';
-import { Account, COUNTER, Collector, blockFixture, quietLogger, receiptFor, type BlockFixture } from './helpers.js';
+import { loadNodeKey } from '../src/node-key.js';
+import { Account, COUNTER, Collector, blockFixture, quietLogger, receiptFor, writeGenesis, type BlockFixture } from './helpers.js';
 
 export const AUTO_APPROVE = `
 contract AutoApprove {
@@ -93,7 +96,7 @@ describe('chains from the GENESIS stream', () => {
   test('a chain published before the start and one published while running: own blocks, results, lookups; both again after a restart', async () => {
     const alice = new Account();
     const early = privateGenesis(alice.address);
-    await f.js.publish(SUBJECTS.chains.genesis(early.chainId), encodeJson(early), { msgID: early.chainId });
+    const earlyKey = await f.publishGenesis(early);
     const service = await f.start();
 
     // the governance contract was created at block 0 with the creator as msg.sender
@@ -102,7 +105,7 @@ describe('chains from the GENESIS stream', () => {
     expect(await call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS })).toBeNull();
 
     const late = privateGenesis(alice.address);
-    await f.js.publish(SUBJECTS.chains.genesis(late.chainId), encodeJson(late), { msgID: late.chainId });
+    await f.publishGenesis(late);
     await until(
       () => call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: late.chainId }).catch(() => null),
       (a) => a !== null,
@@ -112,8 +115,8 @@ describe('chains from the GENESIS stream', () => {
     const execs = await Collector.start<ExecResult>(f.bus.node.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
     const create = alice.tx({ to: null, initOrData: hex(COUNTER), metadata: { VM: 'SolidVM', name: 'Counter', args: '{"start":5}' }, chainId: early.chainId, nonce: 0 });
     const call0 = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'addOrg', args: '{"_orgName":"C"}' }, chainId: early.chainId, nonce: 1 });
-    await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(create), { msgID: create.hash });
-    await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(call0), { msgID: call0.hash });
+    await f.publishPrivate(earlyKey, create);
+    await f.publishPrivate(earlyKey, call0);
     const results = await execs.until((e) => receiptFor(e, call0.hash) !== undefined);
     expect(receiptFor(results, create.hash)).toMatchObject({ status: 'Success' });
     expect(receiptFor(results, call0.hash)).toMatchObject({ status: 'Success', events: [expect.objectContaining({ name: 'OrgAdded', address: GOVERNANCE_ADDRESS, chainId: early.chainId, args: [['orgName', 'C']] })] });
@@ -125,7 +128,7 @@ describe('chains from the GENESIS stream', () => {
     const where = alice.tx({ to: null, initOrData: hex(WHERE), metadata: { VM: 'SolidVM', name: 'Where', args: '{}' }, chainId: early.chainId, nonce: 2 });
     const ask = alice.tx({ to: contractAddress(alice.address, 2n), metadata: { VM: 'SolidVM', funcName: 'chains', args: '{}' }, chainId: early.chainId, nonce: 3 });
     const whereExecs = await Collector.start<ExecResult>(f.bus.node.js, STREAMS.exec.name, SUBJECTS.exec.results(early.chainId));
-    for (const tx of [where, ask]) await f.js.publish(SUBJECTS.tx.admitted(early.chainId), encodeJson(tx), { msgID: tx.hash });
+    for (const tx of [where, ask]) await f.publishPrivate(earlyKey, tx);
     const answered = await whereExecs.until((e) => receiptFor(e, ask.hash) !== undefined);
     whereExecs.stop();
     expect(receiptFor(answered, ask.hash)).toMatchObject({ status: 'Success', returnValues: ['0', BigInt(`0x${early.chainId}`).toString()] });
@@ -143,7 +146,7 @@ describe('chains from the GENESIS stream', () => {
   test('block-svc.account: a private chain\'s accounts to its members only (others: the 404 of a chain not held), the main chain\'s to any user; no answer without a user', async () => {
     const alice = new Account();
     const chain = privateGenesis(alice.address);
-    await f.js.publish(SUBJECTS.chains.genesis(chain.chainId), encodeJson(chain), { msgID: chain.chainId });
+    await f.publishGenesis(chain);
     await f.start();
     // the chains service, played: 'member' sees the chain
     const chains = await serve(f.nc, { name: 'chains', version: '0.0.0', logger: quietLogger() }, [
@@ -163,9 +166,48 @@ describe('chains from the GENESIS stream', () => {
     }
   });
 
+  test('a chain sealed for other nodes only is not run here; granted its key later, it starts from block 0; its members\' governance events grant other member organizations\' nodes the key', async () => {
+    const alice = new Account();
+    const own = loadNodeKey(join(f.dataDir(), 'block', 'node.key'));
+    const node2 = new Account();
+    const node3 = new Account();
+    const validator = (node: string, organization: string, key: { address: string; publicKey: Uint8Array }) => ({ node, organization, address: key.address, publicKey: bytesToHex(key.publicKey) });
+    writeGenesis(f.dataDir(), [], [validator(DEFAULT_NODE_NAME, 'A', own), validator('node2', 'B', node2.key), validator('node3', 'C', node3.key)]);
+    const chain = privateGenesis(alice.address);
+    const { sealed, key } = sealGenesisFor(chain, [{ node: 'node2', publicKey: node2.key.publicKey }]);
+    await f.js.publish(SUBJECTS.chains.genesis(chain.chainId), encodeJson(sealed), { msgID: chain.chainId });
+    await f.start();
+    // not this node's: nothing of it is run or answered here
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: chain.chainId }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(call(f.nc, BLOCK.chainKey, { chainId: chain.chainId }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(call(f.nc, BLOCK.chainGenesis, { chainId: chain.chainId }))).toMatchObject({ code: 'NOT_FOUND' });
+
+    // node2 grants this node the key (its organization joined the chain)
+    await f.js.publish(SUBJECTS.chains.genesisKey(chain.chainId, DEFAULT_NODE_NAME), encodeJson(keyGrant(chain.chainId, DEFAULT_NODE_NAME, own.publicKey, key)));
+    await until(() => call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: chain.chainId }).catch(() => null), (a) => a !== null);
+    expect(await call(f.nc, BLOCK.chainGenesis, { chainId: chain.chainId })).toEqual(chain);
+    expect(Buffer.from(hexToBytes((await call(f.nc, BLOCK.chainKey, { chainId: chain.chainId })).key)).equals(Buffer.from(key))).toBe(true);
+
+    // the governance contract admits organization C: its node, node3, gets the key from this node
+    const addC = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'addOrg', args: '{"_orgName":"C"}' }, chainId: chain.chainId, nonce: 0 });
+    await f.publishPrivate(key, addC);
+    const grant = await until(
+      () => f.bus.network.jsm.streams.getMessage(STREAMS.geneses.name, { last_by_subj: SUBJECTS.chains.genesisKey(chain.chainId, 'node3') }),
+      (m) => m !== null,
+    );
+    const granted = grant!.json<ChainKeyGrant>();
+    expect(granted).toMatchObject({ chainId: chain.chainId, node: 'node3' });
+    expect(Buffer.from(unwrapKey(node3.key.privateKey, granted.wrapped, `chain-key:${chain.chainId}:node3`)).equals(Buffer.from(key))).toBe(true);
+    // what this node published of the chain is sealed: its blocks do not parse as JSON without the key
+    const block = await f.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { last_by_subj: SUBJECTS.block.ordered(chain.chainId) });
+    expect(() => block!.json()).toThrow();
+    expect(decodeJson<{ transactions: Array<{ hash: string }> }>(open(key, block!.data, block!.subject)).transactions.map((t) => t.hash)).toEqual([addC.hash]);
+  });
+
   test('a genesis whose ID is not its hash is skipped; the node runs on', async () => {
     const forged = { ...privateGenesis(new Account().address), label: 'tampered' };
-    await f.js.publish(SUBJECTS.chains.genesis(forged.chainId), encodeJson(forged), { msgID: forged.chainId });
+    await f.publishGenesis(forged);
     await f.start();
     await expect(call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: forged.chainId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });

@@ -1,14 +1,18 @@
 // What the chains service learns from streams:
-// - GENESIS: every private chain's genesis (those created through another
-//   node, and this node's own should it have crashed between publishing and
-//   storing): stored like a creation here.
+// - GENESIS: every private chain's genesis this node is one of (those
+//   created through another node, a chain's key granted to this node when
+//   its organization joined the chain later, and this node's own should it
+//   have crashed between publishing and storing): opened by the block
+//   service, which holds the node's key, and stored like a creation here.
+//   Other organizations' chains are sealed for their nodes only, and skipped.
 // - EXEC: the governance events of each private chain's blocks, applied in
 //   block order (the spec's "Events" 3 and 5). Only events the governance
 //   contract itself emitted count: any user may send transactions to a
 //   private chain, and a contract of their own emitting `OrgAdded` must not
 //   let them in.
-import { NETWORK_PULL_EXPIRES_MS, STREAMS, SUBJECTS, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream } from '@platform/bus';
-import { GOVERNANCE_ADDRESS, MAIN_CHAIN, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { BLOCK, NETWORK_PULL_EXPIRES_MS, genesisMessageIsFor, STREAMS, SUBJECTS, call, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream, type ChainKeyGrant, type SealedGenesis } from '@platform/bus';
+import { GOVERNANCE_ADDRESS, MAIN_CHAIN, MEMBER_ADDED_EVENTS, MEMBER_REMOVED_EVENTS, PlatformError, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import { inTransaction, type Client, type Db } from './db.js';
 import { addMember, insertChain, removeMembers } from './store.js';
@@ -25,17 +29,8 @@ const add: Apply = (client, chainId, [orgName, orgUnit, commonName]) =>
   orgName ? addMember(client, chainId, { orgName, ...(orgUnit ? { orgUnit } : {}), ...(commonName ? { commonName } : {}), access: true }) : Promise.resolve();
 const remove: Apply = (client, chainId, [orgName, orgUnit, commonName]) => (orgName ? removeMembers(client, chainId, orgName, orgUnit, commonName) : Promise.resolve());
 
-/** The governance events, by name; their arguments are read by position: organization, unit, common name. */
-const GOVERNANCE_EVENTS: Record<string, Apply> = {
-  OrgAdded: add,
-  OrgUnitAdded: add,
-  CommonNameAdded: add,
-  OrganizationAdded: add,
-  OrgRemoved: remove,
-  OrgUnitRemoved: remove,
-  CommonNameRemoved: remove,
-  OrganizationRemoved: remove,
-};
+/** The governance events, by name. */
+const GOVERNANCE_EVENTS: Record<string, Apply> = Object.fromEntries([...MEMBER_ADDED_EVENTS.map((name) => [name, add]), ...MEMBER_REMOVED_EVENTS.map((name) => [name, remove])]);
 
 /** Why this is not a private chain's genesis, or null. */
 export function genesisError(g: Genesis): string | null {
@@ -71,8 +66,9 @@ async function applyEvent(client: Client, chainId: string, event: EventLog): Pro
   if (apply) await apply(client, chainId, event.args.map(([, value]) => value));
 }
 
-export async function startConsumers(options: { bus: BusJetStream; pool: Db; logger: Logger; visibilityChanged: () => void }): Promise<{ stop(): Promise<void> }> {
-  const { bus, pool, logger, visibilityChanged } = options;
+export async function startConsumers(options: { nc: NatsConnection; bus: BusJetStream; pool: Db; logger: Logger; visibilityChanged: () => void }): Promise<{ stop(): Promise<void> }> {
+  const { nc, bus, pool, logger, visibilityChanged } = options;
+  const node = bus.topology.node;
   const genesisConsumer = nodeDurable(GENESIS_CONSUMER, bus.topology.node);
   await ensureDurableConsumer(bus.node.jsm, { stream: STREAMS.exec.name, durable: MEMBERSHIP_CONSUMER, ackWaitMs: EXEC_ACK_WAIT_MS, maxAckPending: 1 });
   await ensureDurableConsumer(bus.network.jsm, { stream: STREAMS.geneses.name, durable: genesisConsumer });
@@ -80,27 +76,44 @@ export async function startConsumers(options: { bus: BusJetStream; pool: Db; log
   const geneses = await (await bus.network.js.consumers.get(STREAMS.geneses.name, genesisConsumer)).consume({ expires: NETWORK_PULL_EXPIRES_MS });
   const genesisLoop = (async () => {
     for await (const m of geneses) {
-      let genesis: Genesis | null = null;
+      let message: SealedGenesis | ChainKeyGrant | null = null;
       try {
-        genesis = m.json<Genesis>();
+        message = m.json<SealedGenesis | ChainKeyGrant>();
       } catch {
         // nothing to store
       }
-      const why = genesis ? genesisError(genesis) : 'not JSON';
-      if (why || !genesis) {
-        logger.error({ seq: m.seq, why }, 'a message of the GENESIS stream is not a private chain\'s genesis; skipped');
+      if (!message || typeof message.chainId !== 'string') {
+        logger.error({ seq: m.seq }, 'a message of the GENESIS stream is not a sealed genesis or a chain\'s key; skipped');
         m.term();
         continue;
       }
-      const g = genesis;
+      // another organizations' chain: this node cannot read it, and does not hold it
+      if (!genesisMessageIsFor(message, node)) {
+        m.ack();
+        continue;
+      }
+      const chainId = message.chainId;
       for (let attempt = 0; !stopping; attempt++) {
         try {
-          await inTransaction(pool, (client) => insertChain(client, g, ''));
+          const genesis = await call(nc, BLOCK.chainGenesis, { chainId });
+          const why = genesisError(genesis);
+          if (why) {
+            logger.error({ seq: m.seq, chain: chainId, why }, 'a genesis of the GENESIS stream is not a private chain\'s; skipped');
+            m.term();
+            break;
+          }
+          await inTransaction(pool, (client) => insertChain(client, genesis, ''));
           visibilityChanged();
           m.ack();
           break;
         } catch (err) {
-          logger.warn({ err, chain: g.chainId, attempt }, 'storing a genesis failed; retrying');
+          // for good: the block service holds no key for it, or what it sealed is not the chain's genesis
+          if (err instanceof PlatformError && (err.code === 'NOT_FOUND' || err.code === 'UNPROCESSABLE')) {
+            logger.error({ chain: chainId, why: err.message }, 'a genesis sealed for this node cannot be stored; skipped');
+            m.term();
+            break;
+          }
+          logger.warn({ err, chain: chainId, attempt }, 'storing a genesis failed; retrying');
           m.working();
           await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** attempt)));
         }

@@ -1,13 +1,15 @@
 // Chain creation (spec "Private chains"): every body is checked and its
 // genesis run by the block service before anything is published, so a batch
 // is created whole or not at all (but for a publication that fails halfway,
-// whose chains exist and are answered by the error's details). A genesis is
+// whose chains exist and are answered by the error's details). The block
+// service seals each genesis for the chain's member nodes (docs/network.md
+// "Private chains across nodes"): the stream carries only that. A genesis is
 // durable once the GENESIS stream acknowledged it; it is stored here right
 // after (the genesis consumer stores it too, should this process stop in
 // between), so the answer's IDs can be read back at once.
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BLOCK, SUBJECTS, call, encodeJson, type CreateChainsRequest } from '@platform/bus';
+import { BLOCK, SUBJECTS, call, encodeJson, type CreateChainsRequest, type SealedGenesis } from '@platform/bus';
 import { PlatformError, type Genesis, type Logger, type ProtocolParams } from '@platform/common';
 import { checkBody, genesisOf } from './body.js';
 import { inTransaction, type Db } from './db.js';
@@ -45,7 +47,7 @@ export async function createChains(deps: CreateDeps, request: CreateChainsReques
   const creator = facts.address;
 
   let visible: Set<string> | null = null;
-  const geneses: Array<{ genesis: Genesis; codeHash: string }> = [];
+  const geneses: Array<{ genesis: Genesis; codeHash: string; sealed: SealedGenesis }> = [];
   for (const [i, body] of checked.entries()) {
     const at = single ? '' : `[${i}].`;
     if (body.parentChain !== null) {
@@ -65,13 +67,14 @@ export async function createChains(deps: CreateDeps, request: CreateChainsReques
       }
       throw err;
     }
-    geneses.push({ genesis, codeHash });
+    const sealed = await call(deps.nc, BLOCK.sealGenesis, genesis, { ...options, timeoutMs: 30_000 });
+    geneses.push({ genesis, codeHash, sealed });
   }
 
   const created: string[] = [];
-  for (const { genesis, codeHash } of geneses) {
+  for (const { genesis, codeHash, sealed } of geneses) {
     try {
-      await deps.js.publish(SUBJECTS.chains.genesis(genesis.chainId), encodeJson(genesis), { msgID: genesis.chainId });
+      await deps.js.publish(SUBJECTS.chains.genesis(genesis.chainId), encodeJson(sealed), { msgID: genesis.chainId });
     } catch (err) {
       throw new PlatformError('UNAVAILABLE', `the chain's genesis could not be stored${created.length ? `; created before the failure: ${created.join(', ')}` : ''}`, { created }, { cause: err });
     }

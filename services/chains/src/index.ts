@@ -53,7 +53,7 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     const bus = await busJetStream(nc, streamTopology(options.config));
     // any service of the node may start first: each declares the streams it uses
     for (const spec of [STREAMS.exec, STREAMS.geneses]) await bus.ensure(spec);
-    const consumers = await startConsumers({ bus, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });
+    const consumers = await startConsumers({ nc, bus, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });
     undo.unshift(() => consumers.stop());
     const deps = { nc, js: bus.network.js, pool, logger, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
     const service = await serve(nc, { name: 'chains', version: VERSION, description: 'private chains: creation, records, membership', logger }, chainsHandlers(deps));

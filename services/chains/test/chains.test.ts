@@ -5,12 +5,14 @@
 // who sees them, and membership moved by governance events in block order.
 import { refusal } from '@platform/common/testing';
 import { jetstream } from '@nats-io/jetstream';
-import { CHAINS, SUBJECTS, VAULT, call, connectBus, encodeJson, handle, serve, type NatsConnection } from '@platform/bus';
-import { DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, chainGenesisText, loadConfig, type Transaction } from '@platform/common';
-import { keccak256Hex } from '@platform/crypto';
+import { BLOCK, CHAINS, SUBJECTS, VAULT, call, connectBus, encodeJson, handle, serve, type NatsConnection } from '@platform/bus';
+import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, chainGenesisText, loadConfig, type Transaction } from '@platform/common';
+import { hexToBytes, keccak256Hex, seal } from '@platform/crypto';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService, type RunningBlockService } from '@platform/block';
 import { Account, quietLogger, writeGenesis } from '../../block/test/helpers.js';
+import { sealGenesisFor } from '../../block/src/chain/chain-keys.js';
+import { loadNodeKey } from '../../block/src/node-key.js';
 import { AUTO_APPROVE_SOURCE, startChainsService, type RunningChainsService } from '../src/index.js';
 import { checkBody, genesisOf } from '../src/body.js';
 
@@ -81,8 +83,15 @@ async function send(user: string, chainId: string, to: string, funcName: string,
   const nonce = nonces.get(key) ?? 0;
   nonces.set(key, nonce + 1);
   const tx = account.tx({ to, metadata: { VM: 'SolidVM', funcName, args: JSON.stringify(args) }, chainId, nonce });
-  await jetstream(nc).publish(SUBJECTS.tx.admitted(chainId), encodeJson(tx), { msgID: tx.hash });
+  await publishSealed(tx);
   return tx;
+}
+
+/** Publishes a private chain's transaction as the transaction service does: sealed with the chain's key, which the block service gives. */
+async function publishSealed(tx: Transaction): Promise<void> {
+  const { key } = await call(nc, BLOCK.chainKey, { chainId: tx.chainId });
+  const subject = SUBJECTS.tx.admitted(tx.chainId);
+  await jetstream(nc).publish(subject, seal(hexToBytes(key), encodeJson(tx), subject), { msgID: tx.hash });
 }
 
 describe('creation', () => {
@@ -191,8 +200,9 @@ describe('chains created through another node', () => {
     };
     const id = keccak256Hex(chainGenesisText(genesis));
     const forged = { ...genesis, chainId: 'dd'.repeat(32) };
-    await jetstream(nc).publish(SUBJECTS.chains.genesis(forged.chainId), encodeJson(forged), { msgID: forged.chainId });
-    await jetstream(nc).publish(SUBJECTS.chains.genesis(id), encodeJson({ ...genesis, chainId: id }), { msgID: id });
+    // sealed for this node, as another node's chains service would
+    const thisNode = [{ node: DEFAULT_NODE_NAME, publicKey: loadNodeKey(`${infra.dataDir}/node/block/node.key`).publicKey }];
+    for (const g of [forged, { ...genesis, chainId: id }]) await jetstream(nc).publish(SUBJECTS.chains.genesis(g.chainId), encodeJson(sealGenesisFor(g, thisNode).sealed), { msgID: g.chainId });
     await until(async () => (await visible(dave)).includes(id));
     // block 0, applied by this node's block service, brings the governance code hash
     await until(async () => (await call(nc, CHAINS.list, { ...dave, chainIds: [id] }))[0]?.info.codeInfo[0].codeHash !== '');
@@ -209,7 +219,7 @@ describe('membership from governance events', () => {
 
     // anyone may send to the chain, but only the governance contract's events count
     const impostor = accounts.get('dave')!.tx({ to: null, initOrData: Buffer.from(IMPOSTOR).toString('hex'), metadata: { VM: 'SolidVM', name: 'Impostor', args: '{}' }, chainId: id, nonce: 0 });
-    await jetstream(nc).publish(SUBJECTS.tx.admitted(id), encodeJson(impostor), { msgID: impostor.hash });
+    await publishSealed(impostor);
     nonces.set(`dave:${id}`, 1);
     const { contractAddress } = await import('@platform/crypto');
     await send('dave', id, contractAddress(accounts.get('dave')!.address, 0n), 'add', { o: 'D' });

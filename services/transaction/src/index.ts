@@ -12,6 +12,7 @@ import { createPool, migrate } from './db.js';
 import { txHandlers } from './endpoints.js';
 import { loadFaucet, type Faucet } from './faucet.js';
 import { Outbox, type Faults } from './outbox.js';
+import { ChainSealer } from './chain-seal.js';
 import { AdmittedCache } from './admitted-cache.js';
 import { RecentResults } from './recent-results.js';
 import { NonceBook } from './nonce-book.js';
@@ -69,7 +70,7 @@ export async function startTransactionService(options: TransactionServiceOptions
     await declareExecConsumer(bus.node.jsm, options.execAckWaitMs ?? EXEC_ACK_WAIT_MS);
 
     // admitted transactions go to the network's stream; this node's results come from its own
-    const outbox = new Outbox(bus.network.js, pool, markPool, logger, options.faults, nc.info?.max_payload);
+    const outbox = new Outbox(bus.network.js, pool, markPool, logger, new ChainSealer(nc), options.faults, nc.info?.max_payload);
     undo.unshift(() => outbox.marksWritten());
     // what a crash left between commit and publish goes out before anything new
     const republished = await outbox.sweep();

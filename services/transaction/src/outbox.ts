@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { SUBJECTS } from '@platform/bus';
 import { PlatformError, type Logger } from '@platform/common';
+import type { ChainSealer } from './chain-seal.js';
 import type { Db } from './db.js';
 import { markPublished, unpublished } from './store.js';
 
@@ -42,6 +43,14 @@ export interface Faults {
 
 const SWEEP_BATCH = 500;
 
+/** A private chain's message that could not be sealed (its key not to be had from the block service now): retried by a sweep. */
+class NotSealed extends Error {
+  override readonly name = 'NotSealed';
+  constructor(chainId: string, cause: unknown) {
+    super(`chain ${chainId}: its key could not be had to seal its transactions`, { cause });
+  }
+}
+
 export class Outbox {
   /** since when every publication failed (the network's stream refuses or does not answer); null while it takes them */
   private failingSince: number | null = null;
@@ -57,6 +66,8 @@ export class Outbox {
     /** a pool without synchronous commit, for the marks */
     private readonly markPool: Db,
     private readonly logger: Logger,
+    /** seals a private chain's messages with its key */
+    private readonly sealer: ChainSealer,
     private readonly faults: Faults = {},
     /** the server's max_payload: a message of several transactions stays under it */
     private readonly maxPayload = 1024 * 1024,
@@ -93,14 +104,27 @@ export class Outbox {
       return [];
     }
     const batches = admittedMessages(messages, this.maxPayload - 4096);
-    const results = await Promise.allSettled(batches.map((b) => this.js.publish(SUBJECTS.tx.admitted(b.chainId), b.data, { msgID: b.msgID })));
+    const results = await Promise.allSettled(
+      batches.map(async (b) => {
+        const subject = SUBJECTS.tx.admitted(b.chainId);
+        let data: string | Uint8Array;
+        try {
+          data = await this.sealer.sealed(b.chainId, subject, b.data);
+        } catch (err) {
+          throw new NotSealed(b.chainId, err);
+        }
+        return this.js.publish(subject, data, { msgID: b.msgID });
+      }),
+    );
     const acked = batches.flatMap((b, i) => (results[i].status === 'fulfilled' ? b.hashes : []));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) this.logger.warn({ err: failed.reason, unpublished: hashes.length - acked.length }, 'publishing admitted transactions failed; a sweep retries');
+    const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
+    if (failures.length > 0) this.logger.warn({ err: failures[0], unpublished: hashes.length - acked.length }, 'publishing admitted transactions failed; a sweep retries');
+    // a private chain's key not to be had now says nothing of the stream
+    const streamFailed = failures.some((err) => !(err instanceof NotSealed));
     if (acked.length > 0) {
       if (this.failingSince !== null) this.logger.info({ ms: Date.now() - this.failingSince }, 'the network orders transactions again: admission is open');
       this.failingSince = null;
-    } else if (failed && this.failingSince === null) {
+    } else if (streamFailed && this.failingSince === null) {
       this.failingSince = Date.now();
       this.logger.error('the network does not order transactions (its stream refuses or does not answer): new transactions are refused with 503 until it does');
     }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { encodeRlp, keccak256, toBeArray, toUtf8Bytes } from 'ethers';
-import { CHAINS, STREAMS, VAULT, busJetStream, call, connectBus, handle, serve, type NatsConnection } from '@platform/bus';
+import { BLOCK, CHAINS, STREAMS, VAULT, busJetStream, call, connectBus, decodeJson, handle, serve, type NatsConnection } from '@platform/bus';
+import { bytesToHex, generateChainKey, open } from '@platform/crypto';
 import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, createLogger, loadConfig, type ExecResult, type ProtocolParams, type Logger, type Receipt, type Transaction } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startVault, type RunningVault } from '@platform/vault';
@@ -26,8 +27,11 @@ export interface Fixture {
   /** a vault user's address, creating the key */
   user(username: string): Promise<string>;
   sql<R extends pg.QueryResultRow>(databaseUrl: string, text: string, values?: unknown[]): Promise<R[]>;
-  /** the chains service, played: every chain exists but `missing`; a user sees the chains listed for it; a `membersOnly` chain exists for those only; `protocols` of chains (default: DEFAULT_PROTOCOL) */
-  chains: { missing: Set<string>; membersOf: Map<string, string[]>; membersOnly: Set<string>; protocols: Map<string, ProtocolParams> };
+  /**
+   * the chains service, played: every chain exists but `missing`; a user sees the chains listed for it; a `membersOnly` chain exists for those only; `protocols` of chains (default: DEFAULT_PROTOCOL).
+   * The block service's keys of private chains, played too: each chain's made up at its first use (`keys`).
+   */
+  chains: { missing: Set<string>; membersOf: Map<string, string[]>; membersOnly: Set<string>; protocols: Map<string, ProtocolParams>; keys: Map<string, Uint8Array> };
   stop(): Promise<void>;
 }
 
@@ -45,7 +49,7 @@ export async function fixture(): Promise<Fixture> {
     databaseUrl: await infra.postgres!.createDatabase('vault'),
   });
   const nc = await connectBus({ url: natsUrl, name: 'transaction-test' });
-  const chains: Fixture['chains'] = { missing: new Set<string>(), membersOf: new Map<string, string[]>(), membersOnly: new Set<string>(), protocols: new Map<string, ProtocolParams>() };
+  const chains: Fixture['chains'] = { missing: new Set<string>(), membersOf: new Map<string, string[]>(), membersOnly: new Set<string>(), protocols: new Map<string, ProtocolParams>(), keys: new Map<string, Uint8Array>() };
   const chainsService = await serve(nc, { name: 'chains', version: '0.0.0', logger: createLogger('chains', 'silent') }, [
     handle(CHAINS.exists, ({ chainId, username }) => {
       const id = chainId ?? '';
@@ -55,6 +59,7 @@ export async function fixture(): Promise<Fixture> {
     }),
     handle(CHAINS.visibleTo, ({ username }) => ({ chainIds: ['', ...(chains.membersOf.get(username) ?? [])] })),
   ]);
+  const blockService = await serve(nc, { name: 'block', version: '0.0.0', logger: createLogger('block', 'silent') }, [handle(BLOCK.chainKey, ({ chainId }) => ({ key: bytesToHex(chainKeyOf(chains, chainId)) }))]);
   let running: RunningTransactionService | null = null;
   const pools = new Map<string, pg.Pool>();
 
@@ -101,6 +106,7 @@ export async function fixture(): Promise<Fixture> {
       await running?.stop();
       for (const pool of pools.values()) await pool.end();
       await chainsService.stop();
+      await blockService.stop();
       await nc.close();
       await vault.stop();
       await infra.stop();
@@ -123,11 +129,18 @@ export async function admittedMessages(f: Fixture): Promise<StreamMessage[]> {
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const m = await f.jsm.streams.getMessage(STREAMS.tx.name, { seq });
     if (!m) continue;
-    // a message holds one transaction, or a list of those published together
-    const body = m.json<Transaction | Transaction[]>();
+    // a message holds one transaction, or a list of those published together; a private chain's sealed with its key
+    const chainId = m.subject.slice('tx.admitted.'.length);
+    const body = decodeJson<Transaction | Transaction[]>(chainId === 'main' ? m.data : open(chainKeyOf(f.chains, chainId), m.data, m.subject));
     for (const tx of Array.isArray(body) ? body : [body]) out.push({ seq, subject: m.subject, msgId: m.header.get('Nats-Msg-Id') || undefined, tx });
   }
   return out;
+}
+
+function chainKeyOf(chains: Fixture['chains'], chainId: string): Uint8Array {
+  let key = chains.keys.get(chainId);
+  if (!key) chains.keys.set(chainId, (key = generateChainKey()));
+  return key;
 }
 
 /** The msgID of a message of several transactions, computed here as the outbox's documentation says. */

@@ -10,6 +10,7 @@ import { AdmittedCache } from '../src/admitted-cache.js';
 import { doneNotices, recordExecResult } from '../src/consumer.js';
 import { createPool, migrate } from '../src/db.js';
 import { Outbox } from '../src/outbox.js';
+import { ChainSealer } from '../src/chain-seal.js';
 import { admittedByHash, ethersSigningHash, execResult, fieldsOf, fixture, listMsgId, publishExec, receipt, until, type Fixture } from './helpers.js';
 
 const SRC = 'contract Box { uint v; constructor(uint _v) { v = _v; } function get() public returns (uint) { return v; } }';
@@ -294,7 +295,7 @@ describe('transaction - results, notices and the invariants', () => {
     const svc = await f.start();
     const pool = createPool(svc.databaseUrl);
     try {
-      const outbox = new Outbox(f.js, pool, pool, createLogger('outbox', 'silent'));
+      const outbox = new Outbox(f.js, pool, pool, createLogger('outbox', 'silent'), new ChainSealer(f.nc));
       const hashOf = (n: number) => n.toString(16).padStart(64, 'f');
       const message = (n: number) => ({ hash: hashOf(n), chainId: '', body: JSON.stringify({ hash: hashOf(n), n }) });
       const acked = await Promise.all([outbox.publish([message(1)]), outbox.publish([message(2), message(3)]), outbox.publish([message(4)])]);

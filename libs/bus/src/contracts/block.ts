@@ -99,6 +99,17 @@ export const BLOCK = {
    */
   checkGenesis: defineEndpoint<Genesis, { codeHash: string }>(SERVICE_NAMES.block, 'genesis-check', SUBJECTS.blockService.checkGenesis),
   /**
+   * A new private chain's genesis as the GENESIS stream holds it: sealed
+   * with a new chain key, the key wrapped for each node of the chain's
+   * member organizations and for this node (docs/network.md "Private chains
+   * across nodes").
+   */
+  sealGenesis: defineEndpoint<Genesis, SealedGenesis>(SERVICE_NAMES.block, 'genesis-seal', SUBJECTS.blockService.sealGenesis),
+  /** A private chain's genesis, opened with this node's key; NOT_FOUND when this node is not one of the chain's (it holds no key for it). */
+  chainGenesis: defineEndpoint<{ chainId: string }, Genesis>(SERVICE_NAMES.block, 'genesis-open', SUBJECTS.blockService.chainGenesis),
+  /** A private chain's key (64 hex), for sealing what is published to its streams; NOT_FOUND as chainGenesis. */
+  chainKey: defineEndpoint<{ chainId: string }, { key: string }>(SERVICE_NAMES.block, 'chain-key', SUBJECTS.blockService.chainKey),
+  /**
    * Whether each chain this node holds makes progress (the gateway's `/ready`
    * and `/metrics`): a chain whose block loop keeps failing is `stuck`, with
    * the reason of the first failure and the rounds retried.
@@ -112,6 +123,30 @@ export const BLOCK = {
    */
   metadata: defineEndpoint<Record<string, never>, NodeMetadataRecord>(SERVICE_NAMES.block, 'metadata', 'block-svc.metadata'),
 } as const;
+
+/**
+ * A private chain's genesis on the GENESIS stream (`genesis.<chain>`): the
+ * genesis JSON sealed with the chain's key (base64), and that key wrapped for
+ * each member node's block-signing public key, by node name. A node without
+ * an entry cannot read the chain, and does not run it.
+ */
+export interface SealedGenesis {
+  chainId: string;
+  keys: Record<string, string>;
+  sealed: string;
+}
+
+/** A chain's key wrapped for a node that became a member later (`genesis.<chain>.key.<node>`). */
+export interface ChainKeyGrant {
+  chainId: string;
+  node: string;
+  wrapped: string;
+}
+
+/** Whether a message of the GENESIS stream is for `node`: a genesis sealed for it, or a chain's key granted to it. */
+export function genesisMessageIsFor(message: SealedGenesis | ChainKeyGrant, node: string): boolean {
+  return 'keys' in message ? typeof message.keys?.[node] === 'string' : message.node === node;
+}
 
 /** Where one chain stands on this node. */
 export interface ChainStatusRecord {

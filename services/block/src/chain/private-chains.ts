@@ -1,16 +1,19 @@
 // The private chains this node holds: every genesis on the GENESIS stream
-// (written by the chains service, replicated like the blocks) starts a
+// (written by the chains service, replicated like the blocks) that is sealed
+// for this node — or whose key a member node granted it later — starts a
 // ChainWorker of its own, at start for the chains already there and later as
-// new ones are published. A genesis that is not a valid private chain's is
-// logged and skipped: the stream is the chains service's, and a bad entry
-// must not stop the node's other chains.
+// new ones are published. The others are other organizations' chains: this
+// node never reads them (chain-keys.ts). A genesis that is not a valid
+// private chain's is logged and skipped: the stream is the chains service's,
+// and a bad entry must not stop the node's other chains.
 import { join } from 'node:path';
 import { DeliverPolicy } from '@nats-io/jetstream';
-import type { ChainId, Genesis, Logger } from '@platform/common';
-import { NETWORK_PULL_EXPIRES_MS, STREAMS, chainToken } from '@platform/bus';
+import { GOVERNANCE_ADDRESS, MEMBER_ADDED_EVENTS, type ChainId, type ExecResult, type Logger } from '@platform/common';
+import { NETWORK_PULL_EXPIRES_MS, STREAMS, chainToken, type ChainKeyGrant, type SealedGenesis } from '@platform/bus';
 import { validCertificateOf } from '@platform/identity';
 import type { HeldChain } from '../endpoints.js';
 import { ChainStore } from '../state/store.js';
+import type { ChainKeys } from './chain-keys.js';
 import { privateGenesisError } from './private-genesis.js';
 import { ChainWorker, type ChainWorkerOptions } from './worker.js';
 
@@ -20,7 +23,9 @@ export interface PrivateChainsOptions {
   /** the chains this node answers for (the main chain's included): new ones are added here */
   held: Map<ChainId, HeldChain>;
   /** what every worker shares (keys, settings, VMs, …) */
-  workerOptions: Omit<ChainWorkerOptions, 'genesis' | 'store' | 'durable' | 'hooks' | 'mainChainCertificate'>;
+  workerOptions: Omit<ChainWorkerOptions, 'genesis' | 'store' | 'durable' | 'hooks' | 'mainChainCertificate' | 'chainKey' | 'onApplied'>;
+  /** this node's keys of private chains: which chains are this node's, and how to read them */
+  chainKeys: ChainKeys;
   /** the main chain's applied state, whose certificate registry gives a private chain's senders their identities */
   mainState: Pick<ChainStore, 'getStorage'>;
 }
@@ -50,15 +55,16 @@ export class PrivateChains {
     if (last === 0) caughtUp();
     void (async () => {
       for await (const m of messages) {
-        let genesis: Genesis | null = null;
+        let message: SealedGenesis | ChainKeyGrant | null = null;
         try {
-          genesis = m.json<Genesis>();
+          message = m.json<SealedGenesis | ChainKeyGrant>();
         } catch {
           this.o.logger.error({ seq: m.seq }, 'a message of the GENESIS stream is not JSON; skipped');
         }
-        if (genesis) {
-          const g = genesis;
-          this.queue = this.queue.then(() => this.startChain(g)).catch((err: unknown) => this.o.logger.error({ err, chain: g.chainId }, 'a private chain could not start'));
+        // another organizations' chain: nothing of it is this node's to read
+        if (message && typeof message.chainId === 'string' && this.o.chainKeys.isOurs(message)) {
+          const chainId = message.chainId;
+          this.queue = this.queue.then(() => this.startChain(chainId)).catch((err: unknown) => this.o.logger.error({ err, chain: chainId }, 'a private chain could not start'));
         }
         if (m.seq >= last) {
           await this.queue;
@@ -69,8 +75,11 @@ export class PrivateChains {
     await ready;
   }
 
-  private async startChain(genesis: Genesis): Promise<void> {
-    if (this.stopped || this.workers.has(genesis.chainId)) return;
+  private async startChain(chainId: ChainId): Promise<void> {
+    if (this.stopped || this.workers.has(chainId)) return;
+    const chainKey = await this.o.chainKeys.keyOf(chainId);
+    if (!chainKey) return;
+    const genesis = await this.o.chainKeys.genesisOf(chainId);
     const why = privateGenesisError(genesis);
     if (why) {
       this.o.logger.error({ chain: genesis.chainId, why }, 'a genesis of the GENESIS stream is not a private chain\'s; skipped');
@@ -79,7 +88,8 @@ export class PrivateChains {
     const token = chainToken(genesis.chainId);
     const store = new ChainStore(join(this.o.dataDir, 'block', token));
     const mainChainCertificate = (address: string, at: number) => validCertificateOf(this.o.mainState, address, at)?.certificateString ?? null;
-    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, mainChainCertificate });
+    const onApplied = (exec: ExecResult) => this.grantKeys(exec);
+    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, mainChainCertificate, chainKey, onApplied });
     try {
       await worker.start();
     } catch (err) {
@@ -89,6 +99,18 @@ export class PrivateChains {
     }
     this.workers.set(genesis.chainId, { worker, store });
     this.o.held.set(genesis.chainId, { chainId: genesis.chainId, store, health: () => worker.health(), status: () => worker.status() });
+  }
+
+  /** The organizations a block's governance events admitted get the chain's key for their nodes. */
+  private async grantKeys(exec: ExecResult): Promise<void> {
+    for (const receipt of exec.receipts) {
+      if (receipt.status !== 'Success') continue;
+      for (const event of receipt.events) {
+        if (event.address !== GOVERNANCE_ADDRESS || !MEMBER_ADDED_EVENTS.includes(event.name)) continue;
+        const organization = event.args[0]?.[1];
+        if (typeof organization === 'string' && organization !== '') await this.o.chainKeys.grantTo(exec.chainId, organization);
+      }
+    }
   }
 
   async stop(): Promise<void> {

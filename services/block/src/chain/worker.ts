@@ -24,7 +24,7 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
 import { NETWORK_PULL_EXPIRES_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
-import { bytesToHex, hexToBytes, type KeyPair } from '@platform/crypto';
+import { bytesToHex, hexToBytes, open, seal, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
 import type { VmExecutors } from '../exec/vm.js';
@@ -88,6 +88,14 @@ export interface ChainWorkerOptions {
   validators: readonly string[];
   /** this process's identity in a lease (lease.ts): a restart takes its own lease over */
   instance: string;
+  /**
+   * A private chain's key (chain-keys.ts): its admitted transactions and
+   * blocks cross the network's streams sealed with it. Absent on the main
+   * chain, which every node holds.
+   */
+  chainKey?: Uint8Array;
+  /** after each block is applied here (a private chain's governance events give member nodes the chain's key) */
+  onApplied?: (exec: ExecResult) => Promise<void>;
   hooks?: BlockHooks;
 }
 
@@ -394,14 +402,15 @@ export class ChainWorker {
 
   /** Appends the block after `expectedSeq`; its sequence, or null when another block got there first. */
   private async append(block: Block, expectedSeq: number): Promise<number | null> {
-    const data = encodeJson(block);
+    const subject = SUBJECTS.block.ordered(this.chainId);
+    const data = this.sealed(subject, encodeJson(block));
     for (let attempt = 1; ; attempt++) {
       try {
         // one msgID per height: a second block at this height within the
         // duplicate window is answered as a duplicate of the first, however
         // the expected sequence was checked (nats-server 2.9 before 2.9.21
         // could accept two concurrent appends expecting the same sequence)
-        const ack = await this.o.bus.network.js.publish(SUBJECTS.block.ordered(this.chainId), data, {
+        const ack = await this.o.bus.network.js.publish(subject, data, {
           headers: heightHeader(block.header.number),
           msgID: `${this.token}:${block.header.number}`,
           expect: { lastSubjectSequence: expectedSeq },
@@ -409,7 +418,7 @@ export class ChainWorker {
         if (!ack.duplicate) return ack.seq;
         // this very block, appended by an attempt whose answer was lost; or another proposer's
         const stored = await this.o.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { seq: ack.seq });
-        return stored && stored.json<Block>().hash === block.hash ? ack.seq : null;
+        return stored && this.opened<Block>(subject, stored.data).hash === block.hash ? ack.seq : null;
       } catch (err) {
         if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) return null;
         if (attempt >= APPEND_ATTEMPTS || this.stopped) throw err;
@@ -417,6 +426,16 @@ export class ChainWorker {
         await new Promise((r) => setTimeout(r, RETRY_MS));
       }
     }
+  }
+
+  /** What this chain publishes to the network's streams: a private chain's sealed with its key. */
+  private sealed(subject: string, data: Uint8Array): Uint8Array {
+    return this.o.chainKey ? seal(this.o.chainKey, data, subject) : data;
+  }
+
+  /** A message of this chain from the network's streams; throws when it is not JSON or does not open with the chain's key. */
+  private opened<T>(subject: string, data: Uint8Array): T {
+    return decodeJson<T>(this.o.chainKey ? open(this.o.chainKey, data, subject) : data);
   }
 
   private async hook(name: keyof BlockHooks, block: Block): Promise<void> {
@@ -455,6 +474,7 @@ export class ChainWorker {
     this.head = head;
     await this.hook('afterApply', block);
     await this.publishOutbox();
+    if (this.o.onApplied) await this.o.onApplied(exec).catch((err: unknown) => this.log.warn({ err, height: head.header.number }, 'the work after applying a block failed'));
     for (const tx of block.transactions) {
       const taken = this.mempool.take(tx.hash);
       if (taken) release(taken.msg);
@@ -469,7 +489,7 @@ export class ChainWorker {
       if (seq <= this.head.seq) continue; // proposed here, or delivered again
       let block: Block;
       try {
-        block = msg.json<Block>();
+        block = this.opened<Block>(msg.subject, msg.data);
       } catch {
         // applying it will refuse it, and halt the chain: the ordering cannot skip a block
         block = {} as Block;
@@ -665,9 +685,9 @@ export class ChainWorker {
   private admit(m: JsMsg): void {
     let parsed: Transaction | Transaction[];
     try {
-      parsed = m.json<Transaction | Transaction[]>();
-    } catch {
-      this.log.error({ seq: m.seq }, 'an admitted message is not JSON; dropped');
+      parsed = this.opened<Transaction | Transaction[]>(m.subject, m.data);
+    } catch (err) {
+      this.log.error({ seq: m.seq, err }, 'an admitted message is not JSON, or not sealed with the chain\'s key; dropped');
       m.term();
       return;
     }
