@@ -125,6 +125,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       // publish: a private chain's key for a node that became a member later
       { stream: STREAMS.geneses.name, publish: true, read: true, consumers: ['*'] },
       { stream: STREAMS.leases.name, publish: true, read: true },
+      { stream: STREAMS.attestations.name, publish: true, consumers: ['*'] },
     ],
   },
   cirrus: {

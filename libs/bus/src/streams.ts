@@ -42,6 +42,13 @@ export const STREAMS = {
    * it was written (services/block, chain/lease.ts)
    */
   leases: { name: 'LEASES', subjects: ['lease.>'], scope: 'network', max_msgs_per_subject: 1, max_age: PROPOSER_LEASE_MS * 1_000_000, duplicate_window: PROPOSER_LEASE_MS * 1_000_000 },
+  /**
+   * what each node computed, `attest.<chain>.<node>`, msgID
+   * `<chain>:<height>:<node>` (services/block, chain/attestations.ts): the
+   * latest ones matter, so each node's last few hundred per chain are kept,
+   * for an hour at most
+   */
+  attestations: { name: 'ATTEST', subjects: ['attest.>'], scope: 'network', max_msgs_per_subject: 256, max_age: 3_600 * 1_000_000_000 },
 } as const satisfies Record<string, ScopedStreamSpec>;
 
 /** Where this node sits in its network: what a stream's declaration depends on. */

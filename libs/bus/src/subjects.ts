@@ -33,6 +33,8 @@ export const SUBJECTS = {
     ordered: (chainId: ChainId) => `block.${chainToken(chainId)}`,
     /** JetStream: the lease of a chain's proposer */
     lease: (chainId: ChainId) => `lease.${chainToken(chainId)}`,
+    /** JetStream: what a node computed at each height of a chain (`*` for every node) */
+    attestation: (chainId: ChainId, node: string) => `attest.${chainToken(chainId)}.${node}`,
   },
   /** the block service's request/reply endpoints: outside `block.>`, which the BLOCKS stream captures */
   blockService: {

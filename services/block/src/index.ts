@@ -68,7 +68,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     undo.unshift(() => nc.drain());
     const bus = await busJetStream(nc, streamTopology(config));
     // any service of the node may start first: each declares the streams it uses
-    for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses, STREAMS.leases]) await bus.ensure(spec);
+    for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses, STREAMS.leases, STREAMS.attestations]) await bus.ensure(spec);
     const chain = MAIN_CHAIN;
     const store = new ChainStore(join(dataDir, 'block', chainToken(chain)));
     undo.push(() => store.close());

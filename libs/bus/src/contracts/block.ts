@@ -158,6 +158,12 @@ export interface ChainStatusRecord {
   stateRoot: string;
   /** the last block the network ordered, as far as this node has heard */
   networkHeight: number;
+  /**
+   * the highest block a majority of the validators attested with the hash
+   * and state root this node applied (-1 before any); null on a node of its
+   * own, which has no one to agree with
+   */
+  agreedHeight: number | null;
   /** whether this node proposes the chain's blocks now (holds its lease) */
   proposer: boolean;
   halted: string | null;

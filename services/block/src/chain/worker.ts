@@ -33,6 +33,7 @@ import type { BlockSettings } from '../settings.js';
 import { Overlay } from '../state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot, type RootResult } from '../state/root.js';
 import type { ChainStore, Head } from '../state/store.js';
+import { Attestations } from './attestations.js';
 import { LEASE_TICK_MS, ProposerLease } from './lease.js';
 import { Mempool } from './mempool.js';
 import { transactionShapeError } from './tx-shape.js';
@@ -143,6 +144,10 @@ export class ChainWorker {
   private lastBlockMs = 0;
   private stopped = false;
   private halted: ChainHalted | null = null;
+  /** why the chain must halt, found outside the loop (a majority of the validators computed otherwise): the loop's next step halts */
+  private haltWanted: ChainHalted | null = null;
+  /** in a network: what the validators computed, against this node (null on a node of its own) */
+  private attestations: Attestations | null = null;
   /** the run of failures of the loop now going on (null while it makes progress) */
   private trouble: { since: number; reason: string; rounds: number } | null = null;
   private retries = 0;
@@ -188,6 +193,7 @@ export class ChainWorker {
       hash: this.head?.hash ?? '',
       stateRoot: this.head?.header.stateRoot ?? '',
       networkHeight: Math.max(height, this.networkHeight),
+      agreedHeight: this.attestations ? this.attestations.agreedHeight : null,
       proposer: this.lease?.held() ?? false,
       halted: this.halted?.message ?? null,
     };
@@ -212,6 +218,22 @@ export class ChainWorker {
       );
     }
     await this.consumeBlocks();
+    if (this.o.validators.length > 0) {
+      this.attestations = new Attestations({
+        bus: this.o.bus,
+        chainId: this.chainId,
+        key: this.o.key,
+        validators: this.o.validators,
+        sealed: (subject, data) => this.sealed(subject, data),
+        opened: (subject, data) => this.opened(subject, data),
+        logger: this.log,
+        outvoted: (reason) => {
+          this.haltWanted ??= new ChainHalted(`this node disagrees with the network: ${reason}`);
+          this.wake();
+        },
+      });
+      await this.attestations.start();
+    }
     await this.consumeAdmitted();
     await this.startLease();
     this.log.info({ height: this.head.header.number, hash: this.head.hash, streamHead: this.streamHead, proposer: this.lease?.held() ?? false }, 'chain started');
@@ -223,6 +245,7 @@ export class ChainWorker {
     if (this.keepAlive) clearInterval(this.keepAlive);
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     if (this.blockWatchdog) clearInterval(this.blockWatchdog);
+    this.attestations?.stop();
     for (const s of this.subscriptions.splice(0)) await Promise.resolve(s.stop()).catch(() => {});
     this.wake();
     await this.loop;
@@ -272,6 +295,10 @@ export class ChainWorker {
         if (err instanceof ChainHalted) {
           this.halted = err;
           this.log.fatal({ err }, 'chain halted');
+          // a halted node proposes nothing more: another validator takes the chain over
+          if (this.leaseTimer) clearInterval(this.leaseTimer);
+          await this.leaseTick;
+          await this.lease?.release().catch(() => {});
           return;
         }
         if (this.stopped) return;
@@ -290,6 +317,7 @@ export class ChainWorker {
   }
 
   private async step(): Promise<void> {
+    if (this.haltWanted) throw this.haltWanted;
     if (this.publishedHeight < this.head.header.number) await this.publishOutbox();
     if (await this.applyIncoming()) return;
     // behind the stream: the blocks are on their way; proposing now would lose anyway
@@ -472,6 +500,7 @@ export class ChainWorker {
       published: this.publishedHeight,
     });
     this.head = head;
+    this.attestations?.attest(head.header.number, { hash: block.hash, stateRoot: block.header.stateRoot });
     await this.hook('afterApply', block);
     await this.publishOutbox();
     if (this.o.onApplied) await this.o.onApplied(exec).catch((err: unknown) => this.log.warn({ err, height: head.header.number }, 'the work after applying a block failed'));
@@ -528,7 +557,11 @@ export class ChainWorker {
     const { receipts, executed } = await executeBlock(overlay, block.transactions, this.env(h, block.identities));
     const root = this.stateRoot(overlay, parent);
     const stateRoot = bytesToHex(root.root);
-    if (stateRoot !== h.stateRoot) throw refuse(`executing it here gives state root ${stateRoot}, its header says ${h.stateRoot}`);
+    if (stateRoot !== h.stateRoot) {
+      // said before halting: should this node be right and the proposer wrong, the others' attestations show the proposer it is alone
+      this.attestations?.attest(h.number, { hash: block.hash, stateRoot });
+      throw refuse(`executing it here gives state root ${stateRoot}, its header says ${h.stateRoot}`);
+    }
     await this.commit(block, seq, overlay, root, receipts, executed);
     this.log.debug({ height: h.number, txs: block.transactions.length }, 'applied a block from the stream');
   }

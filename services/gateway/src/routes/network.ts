@@ -43,13 +43,17 @@ const metadataSchema = {
       description: 'the main chain, and the private chains the caller is a member of',
       items: {
         type: 'object',
-        required: ['chainId', 'height', 'hash', 'stateRoot', 'networkHeight', 'proposer', 'halted'],
+        required: ['chainId', 'height', 'hash', 'stateRoot', 'networkHeight', 'agreedHeight', 'proposer', 'halted'],
         properties: {
           chainId: { type: 'string', description: "'' for the main chain" },
           height: { type: 'integer', description: 'the last block applied on this node' },
           hash: { type: 'string' },
           stateRoot: { type: 'string', description: "this node's state root after that block" },
           networkHeight: { type: 'integer', description: 'the last block the network ordered, as far as this node has heard' },
+          agreedHeight: {
+            type: ['integer', 'null'],
+            description: 'the highest block a majority of the validators attested with the hash and state root this node applied (-1 before any); null on a node of its own',
+          },
           proposer: { type: 'boolean', description: "whether this node proposes the chain's blocks now" },
           halted: { type: ['string', 'null'], description: 'why this node stopped applying the chain, or null' },
         },
