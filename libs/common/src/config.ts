@@ -62,6 +62,27 @@ export interface NodeConfig {
   /** largest accepted request body, bytes */
   bodyLimit: number;
   extStorage: { bucket: string; accessKeyId: string; secretAccessKey: string; endpoint: string | null } | null;
+  /** the launcher: this node joins a network of nodes on other machines (NETWORK_GENESIS set); null otherwise */
+  join: JoinConfig | null;
+}
+
+/** How a node started by `npm start` joins a network whose other nodes run elsewhere (docs/network.md "Joining a network"). */
+export interface JoinConfig {
+  /** NETWORK_GENESIS: the network's genesis.json, the same file on every node */
+  genesisFile: string;
+  /** NODE_KEYS_DIR: this node's keys as `npm run deploy -- init` writes them (node.key, faucet.key, ca.pem, ca.key, route-password), installed into the data dir at the first start */
+  keysDir: string | null;
+  /** NATS_ROUTES: the other nodes' NATS route addresses, `host:port`, comma-separated */
+  routes: string[];
+  /** NATS_ROUTE_PASSWORD_FILE: the routes' password the network shares; default `<NODE_KEYS_DIR>/route-password` */
+  routePasswordFile: string | null;
+  /** NATS_CLUSTER_HOST (default 0.0.0.0) and NATS_CLUSTER_PORT (default 6222): where this node's server takes the others' routes */
+  clusterHost: string;
+  clusterPort: number;
+  /** NATS_CLUSTER_ADVERTISE: the `host:port` the other nodes reach those routes at, when not the listening address (NAT, proxy) */
+  clusterAdvertise: string | null;
+  /** NETWORK_NODES: nodes beyond the genesis's validators (followers that joined later), whose accounts this node's server must define too */
+  extraNodes: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -121,6 +142,36 @@ function url(env: Env, name: string, protocols: string[]): string | null {
     throw new ConfigError(name, `expected a URL with scheme ${protocols.join(' or ')}, got ${parsed.protocol}`);
   }
   return raw;
+}
+
+const HOST_PORT = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
+
+function hostPorts(env: Env, name: string): string[] {
+  const values = list(env, name);
+  for (const v of values) if (!HOST_PORT.test(v)) throw new ConfigError(name, `expected host:port items, comma-separated, got "${v}"`);
+  return values;
+}
+
+function joinConfig(env: Env): JoinConfig | null {
+  const genesisFile = read(env, 'NETWORK_GENESIS');
+  if (!genesisFile) return null;
+  const keysDir = optional(env, 'NODE_KEYS_DIR');
+  const routePasswordFile = optional(env, 'NATS_ROUTE_PASSWORD_FILE');
+  if (!keysDir && !routePasswordFile) throw new ConfigError('NATS_ROUTE_PASSWORD_FILE', "a node joining a network needs the routes' password: set it, or NODE_KEYS_DIR holding route-password");
+  const advertise = optional(env, 'NATS_CLUSTER_ADVERTISE');
+  if (advertise !== null && !HOST_PORT.test(advertise)) throw new ConfigError('NATS_CLUSTER_ADVERTISE', `expected host:port, got "${advertise}"`);
+  const extraNodes = list(env, 'NETWORK_NODES');
+  for (const n of extraNodes) if (!NODE_NAME_PATTERN.test(n)) throw new ConfigError('NETWORK_NODES', `"${n}" is not a node name`);
+  return {
+    genesisFile,
+    keysDir,
+    routes: hostPorts(env, 'NATS_ROUTES'),
+    routePasswordFile,
+    clusterHost: str(env, 'NATS_CLUSTER_HOST', '0.0.0.0'),
+    clusterPort: int(env, 'NATS_CLUSTER_PORT', 6222, 1, 65535),
+    clusterAdvertise: advertise,
+    extraNodes,
+  };
 }
 
 function list(env: Env, name: string): string[] {
@@ -211,6 +262,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     rawTxRequireSignedMetadata: bool(env, 'RAW_TX_REQUIRE_SIGNED_METADATA', false),
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     extStorage,
+    join: joinConfig(env),
   };
   return Object.freeze(config);
 }

@@ -1,5 +1,5 @@
 export { freePort, waitForPort } from './ports.js';
-export { ensureNatsServer, natsServerConfig, startNats } from './nats.js';
+export { NETWORK_CLUSTER_NAME, NETWORK_ROUTE_USER, ensureNatsServer, natsServerConfig, networkReplicas, startNats } from './nats.js';
 export type { NatsClusterOptions, NatsOptions, RunningNats } from './nats.js';
 export { LOCATION_FILE, RELOCATION_BASES, createDatabaseIfMissing, postgresClusterDir, removeDataDir, removePostgresFiles, startPostgres } from './postgres.js';
 export type { PostgresOptions, RunningPostgres } from './postgres.js';
@@ -8,7 +8,9 @@ export type { TestInfra } from './testing.js';
 export { supervise } from './supervisor.js';
 export type { Supervised, SupervisedOptions } from './supervisor.js';
 export { NODE_SERVICES, REPO_ROOT, startNode } from './node.js';
-export { networkReplicas, startNetwork } from './network.js';
+export { startNetwork } from './network.js';
+export { prepareJoin } from './join.js';
+export type { JoinedNetwork } from './join.js';
 export type { NetworkNode, NetworkOptions, NodePorts, RunningNetwork } from './network.js';
 export type { NodeOptions, RunningNode } from './node.js';
 export { formatLine } from './log-format.js';

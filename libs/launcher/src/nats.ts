@@ -42,11 +42,22 @@ export function ensureNatsServer(log: (line: string) => void = () => {}): string
   return installed;
 }
 
+/** The network's name, its NATS cluster's. */
+export const NETWORK_CLUSTER_NAME = 'platform';
+/** the user the network's servers' routes authenticate as, with the password the network shares */
+export const NETWORK_ROUTE_USER = 'route';
+
+/** copies of each network stream: every node's up to three (JetStream's Raft groups gain nothing from more on these sizes) */
+export function networkReplicas(size: number): number {
+  return Math.min(size, 3);
+}
+
 /** A server's place in a network's cluster: its routes to the others' servers, authenticated both ways. */
 export interface NatsClusterOptions {
   /** the network's name (the cluster's) */
   name: string;
-  /** where this server accepts the other servers' routes */
+  /** where this server accepts the other servers' routes: `host` (default the client port's) and `port` */
+  host?: string;
   port: number;
   /** the route credentials every server of the network shares: a route without them is refused */
   user: string;
@@ -88,7 +99,7 @@ export function natsServerConfig(options: Pick<NatsOptions, 'node' | 'accounts' 
     lines.push(
       'cluster {',
       `  name: ${JSON.stringify(c.name)}`,
-      `  listen: ${JSON.stringify(`${options.host}:${c.port}`)}`,
+      `  listen: ${JSON.stringify(`${c.host ?? options.host}:${c.port}`)}`,
       `  authorization { user: ${JSON.stringify(c.user)}, password: ${JSON.stringify(c.password)}, timeout: 2 }`,
       `  routes: [${c.routes.map(route).join(', ')}]`,
       ...(c.advertise ? [`  advertise: ${JSON.stringify(c.advertise)}`] : []),

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureNetworkGenesis } from './genesis.js';
+import { NETWORK_CLUSTER_NAME, NETWORK_ROUTE_USER, networkReplicas } from './nats.js';
 import { startNode, type RunningNode } from './node.js';
 import { removeDataDir } from './postgres.js';
 
@@ -49,21 +50,13 @@ export interface RunningNetwork {
   nodes: NetworkNode[];
   /** the nodes running now, by index */
   running: Map<number, RunningNode>;
-  /** starts node n (again): it rejoins the cluster and catches up */
-  startNode(index: number): Promise<RunningNode>;
+  /** starts node n (again): it rejoins the cluster and catches up; `env` adds settings of this start only */
+  startNode(index: number, env?: Record<string, string>): Promise<RunningNode>;
   stopNode(index: number): Promise<void>;
   /** stops every running node, the last first */
   stop(): Promise<void>;
 }
 
-/** The network's name, its NATS cluster's. */
-const CLUSTER_NAME = 'platform';
-const ROUTE_USER = 'route';
-
-/** copies of each network stream: every node's up to three (JetStream's Raft groups gain nothing from more on these sizes) */
-export function networkReplicas(size: number): number {
-  return Math.min(size, 3);
-}
 
 function defaultPorts(env: Record<string, string | undefined>): (index: number) => NodePorts {
   const base = (name: string, fallback: number) => Number(env[name] ?? fallback);
@@ -104,7 +97,7 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
     if (!node) throw new Error(`the network has nodes 1 to ${nodes.length}, not ${index}`);
     return node;
   };
-  const startOne = async (index: number): Promise<RunningNode> => {
+  const startOne = async (index: number, extraEnv: Record<string, string> = {}): Promise<RunningNode> => {
     const node = nodeOf(index);
     if (running.has(index)) throw new Error(`${node.name} is running`);
     const started = await startNode({
@@ -117,14 +110,15 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
         VAULT_PORT: String(node.ports.vault),
         IDP_PORT: String(node.ports.idp),
         NETWORK_REPLICAS: String(networkReplicas(nodes.length)),
+        ...extraEnv,
       },
       natsPort: node.ports.nats,
       network: {
         nodes: nodes.map((n) => n.name),
         cluster: {
-          name: CLUSTER_NAME,
+          name: NETWORK_CLUSTER_NAME,
           port: node.ports.cluster,
-          user: ROUTE_USER,
+          user: NETWORK_ROUTE_USER,
           password: routePassword,
           routes: nodes.filter((n) => n !== node).map((n) => routeAddress(n.index)),
           ...(options.routeAddress ? { advertise: routeAddress(node.index) } : {}),

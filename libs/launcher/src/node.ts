@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { credentialsFile, ensureBusCredentials, natsAccounts, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
 import { loadConfig, type NodeConfig } from '@platform/common';
 import { ensureMainGenesis } from './genesis.js';
+import { prepareJoin } from './join.js';
 import { startNats, type NatsClusterOptions, type RunningNats } from './nats.js';
 import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
 import { waitForPort } from './ports.js';
@@ -56,10 +57,20 @@ export interface RunningNode {
 }
 
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
-  const config = loadConfig(options.env);
+  let config = loadConfig(options.env);
   const dataDir = resolve(config.dataDir);
   if (options.reset) removeDataDir(dataDir);
   mkdirSync(dataDir, { recursive: true });
+  // a node joining a network of other machines (NETWORK_GENESIS): the network's genesis and its keys first, then the NATS cluster's routes
+  let network = options.network;
+  let env = options.env;
+  if (config.join && !network) {
+    const joined = prepareJoin(config.join, config.nodeName, dataDir);
+    network = { nodes: joined.nodes, cluster: joined.cluster };
+    if (options.env.NETWORK_REPLICAS === undefined) env = { ...options.env, NETWORK_REPLICAS: String(joined.replicas) };
+    config = loadConfig(env);
+    options.onLine('launcher', `joining the network of ${joined.nodes.join(', ')} as ${config.nodeName}; routes to ${joined.cluster.routes.join(', ') || 'none (the others route here)'}`);
+  }
   // before any service: the block service reads the genesis, the transaction
   // service signs the faucet's transfers with the key the genesis funds
   const chain = ensureMainGenesis(dataDir, { organization: config.nodeOrg, ca: { cert: config.nodeCaCert, key: config.nodeCaKey } });
@@ -81,7 +92,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     // at the first start, or the operator's (NATS_CREDENTIALS_DIR) for a NATS of theirs
     const natsCredentialsDir = config.natsCredentialsDir ? resolve(config.natsCredentialsDir) : join(dataDir, 'nats-credentials');
     const busUsers = ensureBusCredentials(natsCredentialsDir, { create: !config.natsCredentialsDir });
-    const accounts = natsAccounts({ node: config.nodeName, users: busUsers, ...(options.network ? { otherNodes: options.network.nodes } : {}) });
+    const accounts = natsAccounts({ node: config.nodeName, users: busUsers, ...(network ? { otherNodes: network.nodes } : {}) });
     let natsUrl = config.natsUrl;
     let natsControl: RunningNode['nats'] = null;
     if (!natsUrl) {
@@ -89,7 +100,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
         dataDir,
         node: config.nodeName,
         accounts,
-        ...(options.network ? { cluster: options.network.cluster } : {}),
+        ...(network ? { cluster: network.cluster } : {}),
         ...(options.natsPort ? { port: options.natsPort } : {}),
         onLog: (line: string) => options.onLine('nats', line),
       };
@@ -136,12 +147,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     if (!discoveryUrl) {
       idpUrl = `http://127.0.0.1:${config.idpPort}`;
       discoveryUrl = `${idpUrl}/.well-known/openid-configuration`;
-      run('idp', 'services/idp/src/main.ts', { ...options.env, DATA_DIR: dataDir });
+      run('idp', 'services/idp/src/main.ts', { ...env, DATA_DIR: dataDir });
       await waitForPort('127.0.0.1', config.idpPort, 60_000);
     }
 
     const serviceEnv = {
-      ...options.env,
+      ...env,
       DATA_DIR: dataDir,
       NATS_URL: natsUrl,
       DATABASE_URL: databaseUrl,
