@@ -182,6 +182,36 @@ test('a private chain of node1 and node2: its members run and read it; node3 nei
   expect(received.has('control') || received.has('control (hex)')).toBe(true);
 });
 
+test('validators by governance: a majority of the organizations takes node3 out at a block boundary, the same on every node; it follows and no longer votes; voted back in, it may propose again', async () => {
+  const VALIDATOR_SET = '0000000000000000000000000000000000000200';
+  const node3 = (await api(nodeAt(3), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(3))).body;
+  const call = (method: string, args: Record<string, string>) => ({ type: 'FUNCTION', payload: { contractAddress: VALIDATOR_SET, method, args, metadata: { VM: 'SolidVM' } } });
+  const remove3 = call('voteRemove', { validator: node3.nodeAddress });
+  const add3 = call('voteAdd', { node: 'node3', organization: 'Org3', validator: node3.nodeAddress, publicKey: node3.nodePubKey });
+  const validatorsOn = async (index: number) => ((await api(nodeAt(index), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(index))).body.validators as Array<{ node: string }>).map((v) => v.node);
+
+  // one organization of three is not a majority
+  expect((await send(1, [remove3]))[0].data.contents).toEqual(['false']);
+  expect(await validatorsOn(3)).toEqual(['node1', 'node2', 'node3']);
+  expect((await send(2, [remove3]))[0].data.contents).toEqual(['true']);
+  await agreed();
+  for (const index of [1, 2, 3]) expect(await validatorsOn(index)).toEqual(['node1', 'node2']);
+  // node3 proposes nothing now, and its users' transactions are ordered by the others
+  expect(await eventually(() => proposerIndex(), (index) => index !== 3)).not.toBe(3);
+  expect((await send(3, [bump(1)]))[0].status).toBe('Success');
+  // its organization no longer votes
+  const refused = await api(nodeAt(3), 'POST', '/platform/v2.3/transaction?resolve=true', tokens.get(3), { txs: [add3] });
+  expect(refused.body[0]).toMatchObject({ status: 'Failure', txResult: { message: expect.stringContaining("only the validators' organizations vote") } });
+
+  // two organizations of two bring it back
+  expect((await send(1, [add3]))[0].data.contents).toEqual(['false']);
+  expect((await send(2, [add3]))[0].data.contents).toEqual(['true']);
+  await agreed();
+  for (const index of [1, 2, 3]) expect(await validatorsOn(index)).toEqual(['node1', 'node2', 'node3']);
+  expect((await send(3, [bump(1)]))[0].status).toBe('Success');
+  await agreed();
+});
+
 test('a node that computes another state root halts that chain and says so; the others go on; set right, it applies what it refused and agrees', async () => {
   const proposer = await proposerIndex();
   // a follower: a proposer computing alone would stop the chain for everyone (docs/network.md, failure model)
@@ -234,11 +264,15 @@ test('the proposer stops: another node proposes within 10 s, and the old one, ba
 
 test('a node that was down catches up on what the others ordered meanwhile, and agrees', async () => {
   const before = await counterOn(1);
+  const node2Seen = async () => ((await api(nodeAt(1), 'GET', '/platform-api/eth/v1.2/peers', tokens.get(1))).body as Array<{ node: string; connected: boolean }>).find((p) => p.node === 'node2')!.connected;
   await net.stopNode(2);
+  // the peers endpoint follows the cluster: node2 gone, then back
+  expect(await eventually(node2Seen, (connected) => !connected)).toBe(false);
   for (let i = 0; i < 5; i++) await send(i % 2 === 0 ? 1 : 3, [bump(1), bump(2)]);
   const ordered = await agreed();
   await net.startNode(2);
   const caughtUp = await agreed();
+  expect(await eventually(node2Seen, (connected) => connected)).toBe(true);
   expect(caughtUp.height).toBeGreaterThanOrEqual(ordered.height);
   // cirrus follows execution a little later on each node: both settle on the same count, the five calls' more than before
   const [on1, on2] = await eventually(async () => [await counterOn(1), await counterOn(2)], ([a, b]) => a === b && a >= before + 5 * 3);

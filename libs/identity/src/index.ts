@@ -8,3 +8,4 @@ export { RESERVED_CONTRACT_NAMES, isReservedContractName, isRegistration, REGIST
 export { registryGenesisContract } from './genesis.js';
 export { identityHooks, identityOf, identityOfCertificate, type IdentityHooks } from './vm-hooks.js';
 export { nodeCaFiles, readNodeCa, type NodeCaFiles, type NodeCaSource } from './node-ca.js';
+export { VALIDATOR_SET_ADDRESS, VALIDATOR_SET_CONTRACT, VALIDATOR_SET_SOURCE, readValidatorSet, validatorSetGenesisContract } from './validator-set.js';

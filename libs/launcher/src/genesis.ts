@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { createNodeCa, privateKeyFromPem, privateKeyToPem, type NodeCa } from '@platform/certs';
 import { DEFAULT_PROTOCOL, MAIN_CHAIN, type Genesis, type Validator } from '@platform/common';
 import { bytesToHex, generateKeyPair, hexToBytes, keyPairFromPrivateKey, type KeyPair } from '@platform/crypto';
-import { nodeCaFiles, readNodeCa, registryGenesisContract, type NodeCaFiles, type NodeCaSource } from '@platform/identity';
+import { nodeCaFiles, readNodeCa, registryGenesisContract, validatorSetGenesisContract, type NodeCaFiles, type NodeCaSource } from '@platform/identity';
 
 /** 10^18 tokens of 18 decimals: 5 × 10^14 faucet calls of 2000 tokens, far below 2^256. */
 export const FAUCET_GENESIS_BALANCE = 10n ** 36n;
@@ -188,7 +188,9 @@ export function ensureNetworkGenesis(rootDir: string, members: NetworkMember[]):
       const { address, publicKey } = readOrCreateKeyPair(join(m.dataDir, 'block', 'node.key'), 'the node\'s block-signing key');
       validators.push({ node: m.name, organization: m.organization, address, publicKey: bytesToHex(publicKey) });
     }
-    writeOnce(path, `${JSON.stringify({ ...newMainGenesis(accounts, roots), validators }, null, 2)}\n`);
+    const genesis = newMainGenesis(accounts, roots);
+    // the validators as the chain's state too: governance changes them from there (docs/network.md)
+    writeOnce(path, `${JSON.stringify({ ...genesis, contracts: [...genesis.contracts, validatorSetGenesisContract(validators)], validators }, null, 2)}\n`);
   }
   const text = readFileSync(path, 'utf8');
   for (const m of members) writeOnce(join(m.dataDir, 'genesis.json'), text);

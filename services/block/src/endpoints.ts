@@ -2,7 +2,7 @@
 // the account lookup over this node's applied state, compilation, and the
 // node's place in its network (metadata).
 import { BLOCK, CHAINS, IDENTITY, call, handle, type AccountRecord, type Handler, type NatsConnection } from '@platform/bus';
-import { PlatformError, type ChainId, type Genesis } from '@platform/common';
+import { PlatformError, type ChainId, type Genesis, type Validator } from '@platform/common';
 import type { ChainHealthRecord, ChainStatusRecord, NodeMetadataRecord } from '@platform/bus';
 import { bytesToHex, type KeyPair } from '@platform/crypto';
 import { chainKeyRecord, type ChainKeys } from './chain/chain-keys.js';
@@ -29,6 +29,8 @@ export interface NodeIdentity {
   organization: string | null;
   key: KeyPair;
   genesis: Genesis;
+  /** the validators now (the main chain's validator set); empty on a node of its own */
+  validators(): Validator[];
   /** the NATS cluster's view of the network's servers: names of those connected now and of the BLOCKS stream's leader, null when it cannot be told */
   clusterView(): Promise<{ connected: Set<string>; leader: string | null } | null>;
 }
@@ -129,7 +131,7 @@ function chainField(value: unknown): ChainId {
 }
 
 async function metadataOf(self: NodeIdentity, byId: ReadonlyMap<ChainId, HeldChain>): Promise<NodeMetadataRecord> {
-  const validators = (self.genesis.validators ?? []).map(({ node, organization, address }) => ({ node, organization, address }));
+  const validators = self.validators().map(({ node, organization, address }) => ({ node, organization, address }));
   const view = validators.length > 1 ? await self.clusterView() : null;
   return {
     node: self.node,

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { limitsError, type BlockHeader, type Genesis, type Hash, type Receipt, type WorldState } from '@platform/common';
 import { addressFromPublicKey, bytesToHex, hexToBytes, keccak256Hex } from '@platform/crypto';
-import { REGISTRY_ADDRESS } from '@platform/identity';
+import { REGISTRY_ADDRESS, VALIDATOR_SET_ADDRESS, validatorSetGenesisContract } from '@platform/identity';
 import { createContract } from '@platform/solidvm';
 import { ZERO_ADDRESS, ZERO_HASH, blockHash } from './block.js';
 import { hooksFor } from './exec/solidvm.js';
@@ -52,6 +52,12 @@ export function validateGenesis(g: Genesis, where: string): void {
       if (addressFromPublicKey(hexToBytes(v.publicKey)) !== v.address) fail(`validator ${v.node}: its address ${v.address} is not its public key's`);
       if (names.has(v.node)) fail(`validator ${v.node} is listed twice`);
       names.add(v.node);
+    }
+    // the set governance changes is the chain's state: it must start as the genesis lists it
+    const set = g.contracts?.find((c) => c.address === VALIDATOR_SET_ADDRESS);
+    const expected = validatorSetGenesisContract(g.validators);
+    if (!set || set.src !== expected.src || JSON.stringify(set.args) !== JSON.stringify(expected.args)) {
+      fail(`a genesis with validators creates the validator set (contract at ${VALIDATOR_SET_ADDRESS}) from them, as validatorSetGenesisContract does`);
     }
   }
   if (!Array.isArray(g.accounts)) fail('accounts must be an array');

@@ -8,6 +8,7 @@ import { STREAMS, busJetStream, streamTopology, chainToken, connectBus, serve, t
 import { ChainWorker, type BlockHooks } from './chain/worker.js';
 import { ChainKeys } from './chain/chain-keys.js';
 import { PrivateChains } from './chain/private-chains.js';
+import { NetworkValidators } from './chain/validators.js';
 import { blockHandlers, type HeldChain } from './endpoints.js';
 import { evmExecutor, indexingEvmExecutor } from './exec/evm.js';
 import { solidVmExecutor } from './exec/solidvm.js';
@@ -72,6 +73,8 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     const chain = MAIN_CHAIN;
     const store = new ChainStore(join(dataDir, 'block', chainToken(chain)));
     undo.push(() => store.close());
+    // the network's validators order every chain, private ones included; governance changes them on the main chain
+    const validators = new NetworkValidators(genesis, store);
     const shared = {
       bus,
       key,
@@ -81,8 +84,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
       executors: options.executors ?? (config.indexEvm ? { ...DEFAULT_EXECUTORS, EVM: indexingEvmExecutor } : DEFAULT_EXECUTORS),
       logger,
       maxPayload: nc.info?.max_payload ?? 1024 * 1024,
-      // the network's validators order every chain, private ones included
-      validators: (genesis.validators ?? []).map((v) => v.address),
+      validators: () => validators.addresses(),
       instance: randomUUID(),
     };
     const worker = new ChainWorker({
@@ -96,7 +98,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     undo.unshift(() => worker.stop());
     await worker.start();
     const held = new Map<string, HeldChain>([[chain, { chainId: chain, store, health: () => worker.health(), status: () => worker.status() }]]);
-    const chainKeys = new ChainKeys({ bus, key, node: config.nodeName, validators: genesis.validators ?? [], logger });
+    const chainKeys = new ChainKeys({ bus, key, node: config.nodeName, validators: () => validators.current(), logger });
     const privateChains = new PrivateChains({ dataDir, logger, held, workerOptions: shared, mainState: store, chainKeys });
     undo.unshift(() => privateChains.stop());
     await privateChains.start();
@@ -106,6 +108,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
         organization: config.nodeOrg,
         key,
         genesis,
+        validators: () => validators.current(),
         clusterView: () => clusterView(bus),
       }, chainKeys));
     undo.unshift(() => service.stop());

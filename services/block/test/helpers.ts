@@ -7,6 +7,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { DEFAULT_NODE_NAME, createLogger, loadConfig, type Block, type ExecResult, type Genesis, type Logger, type Receipt, type Transaction, type Validator } from '@platform/common';
 import { STREAMS, SUBJECTS, busJetStream, connectBus, encodeJson, type BusJetStream, type NatsConnection } from '@platform/bus';
 import { bytesToHex, generateKeyPair, seal, sign, signingHash, transactionHash, type KeyPair } from '@platform/crypto';
+import { validatorSetGenesisContract } from '@platform/identity';
 import { newMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
 import { sealGenesisFor } from '../src/chain/chain-keys.js';
 import { startBlockService, type BlockServiceOptions, type RunningBlockService } from '../src/index.js';
@@ -167,7 +168,7 @@ export function writeGenesis(dataDir: string, accounts: Array<{ address: string;
   if (existsSync(path)) return;
   mkdirSync(dataDir, { recursive: true });
   const genesis = newMainGenesis(accounts.map((a) => ({ address: a.address, balance: a.balance.toString() })));
-  writeFileSync(path, JSON.stringify(validators ? { ...genesis, validators } : genesis));
+  writeFileSync(path, JSON.stringify(validators ? { ...genesis, contracts: [...genesis.contracts, validatorSetGenesisContract(validators)], validators } : genesis));
 }
 
 export const quietLogger = (): Logger => createLogger('block', process.env.TEST_LOG_LEVEL ?? 'silent');

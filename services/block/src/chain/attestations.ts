@@ -74,8 +74,8 @@ export interface AttestationsOptions {
   bus: BusJetStream;
   chainId: ChainId;
   key: KeyPair;
-  /** the validators' addresses: only theirs count, and a majority is of them */
-  validators: readonly string[];
+  /** the validators' addresses now: only theirs count, and a majority is of them */
+  validators: () => readonly string[];
   /** what goes on the stream: a private chain's sealed with its key */
   sealed(subject: string, data: Uint8Array): Uint8Array;
   opened<T>(subject: string, data: Uint8Array): T;
@@ -151,7 +151,7 @@ export class Attestations {
   private take(a: Attestation): void {
     if (!a || a.chainId !== this.o.chainId || !Number.isSafeInteger(a.height) || typeof a.hash !== 'string' || typeof a.stateRoot !== 'string') return;
     const signer = attestationSigner(a);
-    if (signer === null || !this.o.validators.includes(signer)) {
+    if (signer === null || !this.o.validators().includes(signer)) {
       this.o.logger.warn({ node: a.node, height: a.height }, 'an attestation not signed by a validator; ignored');
       return;
     }
@@ -166,11 +166,12 @@ export class Attestations {
     const mine = this.own.get(height);
     const theirs = this.others.get(height);
     if (!mine || !theirs) return;
-    const v = verdict(mine, [...theirs.values()], this.o.validators.length);
+    const validators = this.o.validators().length;
+    const v = verdict(mine, [...theirs.values()], validators);
     if (v.kind === 'agreed') this.agreed = Math.max(this.agreed, height);
     else if (v.kind === 'outvoted') {
       this.o.outvoted(
-        `at height ${height} a majority of the validators (${v.votes} of ${this.o.validators.length}) computed block ${v.majority.hash} with state root ${v.majority.stateRoot}; this node has ${mine.hash} with ${mine.stateRoot}`,
+        `at height ${height} a majority of the validators (${v.votes} of ${validators}) computed block ${v.majority.hash} with state root ${v.majority.stateRoot}; this node has ${mine.hash} with ${mine.stateRoot}`,
       );
     }
   }

@@ -27,8 +27,8 @@ export interface ChainKeysOptions {
   key: KeyPair;
   /** this node's name in the network */
   node: string;
-  /** the main genesis's validators: every node's organization and public key; empty on a node of its own */
-  validators: readonly Validator[];
+  /** the validators now: every node's organization and public key; empty on a node of its own */
+  validators: () => readonly Validator[];
   logger: Logger;
 }
 
@@ -50,7 +50,8 @@ export class ChainKeys {
   /** The nodes a chain whose members are `organizations` belongs on: those of its member organizations, and this node. */
   nodesOf(organizations: ReadonlySet<string>): Array<{ node: string; publicKey: Uint8Array }> {
     const self = { node: this.o.node, publicKey: this.o.key.publicKey };
-    const others = this.o.validators
+    const others = this.o
+      .validators()
       .filter((v) => v.node !== this.o.node && organizations.has(v.organization))
       .map((v) => ({ node: v.node, publicKey: hexToBytes(v.publicKey) }));
     return [self, ...others];

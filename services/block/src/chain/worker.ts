@@ -83,10 +83,10 @@ export interface ChainWorkerOptions {
    */
   mainChainCertificate?: (address: string, at: number) => string | null;
   /**
-   * the addresses that may propose (the main genesis's validators); empty:
-   * a node of its own, whose blocks only its own key signs
+   * the addresses that may propose now (the main chain's validator set,
+   * validators.ts); empty: a node of its own, whose blocks only its own key signs
    */
-  validators: readonly string[];
+  validators: () => readonly string[];
   /** this process's identity in a lease (lease.ts): a restart takes its own lease over */
   instance: string;
   /**
@@ -218,7 +218,7 @@ export class ChainWorker {
       );
     }
     await this.consumeBlocks();
-    if (this.o.validators.length > 0) {
+    if (this.o.validators().length > 0) {
       this.attestations = new Attestations({
         bus: this.o.bus,
         chainId: this.chainId,
@@ -350,21 +350,27 @@ export class ChainWorker {
   // --- the proposer lease ------------------------------------------------------------
 
   private async startLease(): Promise<void> {
-    const { validators, key, bus } = this.o;
-    if (validators.length > 0 && !validators.includes(key.address)) {
-      this.log.info('this node is not a validator: it applies the blocks the validators propose');
-      return;
-    }
+    const { key, bus } = this.o;
+    // a node of its own, or one of the validators now: governance may add or remove this node later
+    const mayPropose = () => {
+      const validators = this.o.validators();
+      return validators.length === 0 || validators.includes(key.address);
+    };
+    if (!mayPropose()) this.log.info('this node is not a validator: it applies the blocks the validators propose');
     this.lease = new ProposerLease({ bus, chainId: this.chainId, record: { node: bus.topology.node, proposer: key.address, instance: this.o.instance }, logger: this.log });
-    await this.lease.tick();
-    this.leaseTimer = setInterval(() => {
-      // one tick at a time: a slow server must not stack renewals
-      this.leaseTick = this.leaseTick.then(async () => {
-        if (this.stopped) return;
-        const wasHeld = this.lease!.held();
-        if ((await this.lease!.tick()) && !wasHeld) this.wake();
-      });
-    }, LEASE_TICK_MS);
+    const tick = async () => {
+      if (this.stopped) return;
+      if (!mayPropose()) {
+        if (this.lease!.held()) this.log.info('this node is no longer a validator: it leaves the chain to the others');
+        await this.lease!.release();
+        return;
+      }
+      const wasHeld = this.lease!.held();
+      if ((await this.lease!.tick()) && !wasHeld) this.wake();
+    };
+    await tick();
+    // one tick at a time: a slow server must not stack renewals
+    this.leaseTimer = setInterval(() => (this.leaseTick = this.leaseTick.then(tick)), LEASE_TICK_MS);
   }
 
   // --- proposing ------------------------------------------------------------------
@@ -545,7 +551,7 @@ export class ChainWorker {
     if (h.timestamp < parent.header.timestamp) throw refuse('its timestamp is before its parent');
     const integrity = blockIntegrityError(block);
     if (integrity) throw refuse(integrity);
-    const { validators } = this.o;
+    const validators = this.o.validators();
     if (validators.length > 0 && !validators.includes(h.proposer)) throw refuse(`its proposer ${h.proposer} is not a validator of the network`);
     for (const tx of block.transactions) {
       const why = transactionShapeError(tx, this.chainId);
