@@ -83,6 +83,12 @@ export interface JoinConfig {
   clusterAdvertise: string | null;
   /** NETWORK_NODES: nodes beyond the genesis's validators (followers that joined later), whose accounts this node's server must define too */
   extraNodes: string[];
+  /**
+   * NATS_ROUTE_TLS_CERT, NATS_ROUTE_TLS_KEY, NATS_ROUTE_TLS_CA: routes in
+   * mutual TLS (PEM files: this server's certificate and key, and the CAs
+   * that sign the others'); null: routes authenticate by password alone
+   */
+  routeTls: { certFile: string; keyFile: string; caFile: string } | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -162,9 +168,13 @@ function joinConfig(env: Env): JoinConfig | null {
   if (advertise !== null && !HOST_PORT.test(advertise)) throw new ConfigError('NATS_CLUSTER_ADVERTISE', `expected host:port, got "${advertise}"`);
   const extraNodes = list(env, 'NETWORK_NODES');
   for (const n of extraNodes) if (!NODE_NAME_PATTERN.test(n)) throw new ConfigError('NETWORK_NODES', `"${n}" is not a node name`);
+  const tls = { certFile: optional(env, 'NATS_ROUTE_TLS_CERT'), keyFile: optional(env, 'NATS_ROUTE_TLS_KEY'), caFile: optional(env, 'NATS_ROUTE_TLS_CA') };
+  const tlsGiven = Object.values(tls).filter((v) => v !== null).length;
+  if (tlsGiven > 0 && tlsGiven < 3) throw new ConfigError('NATS_ROUTE_TLS_CERT', 'TLS on routes needs all three: NATS_ROUTE_TLS_CERT, NATS_ROUTE_TLS_KEY and NATS_ROUTE_TLS_CA');
   return {
     genesisFile,
     keysDir,
+    routeTls: tlsGiven === 3 ? (tls as { certFile: string; keyFile: string; caFile: string }) : null,
     routes: hostPorts(env, 'NATS_ROUTES'),
     routePasswordFile,
     clusterHost: str(env, 'NATS_CLUSTER_HOST', '0.0.0.0'),

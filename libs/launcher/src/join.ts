@@ -8,7 +8,7 @@
 // (deploy/src/network-init.ts): node.key, faucet.key, ca.pem, ca.key,
 // route-password.
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Genesis, JoinConfig } from '@platform/common';
 import { hexToBytes, keyPairFromPrivateKey } from '@platform/crypto';
 import { nodeCaFiles } from '@platform/identity';
@@ -77,6 +77,9 @@ export function prepareJoin(join_: JoinConfig, node: string, dataDir: string): J
     const address = keyPairFromPrivateKey(hexToBytes(readFileSync(keyFile, 'utf8').trim())).address;
     if (address !== validator.address) throw new Error(`${keyFile} is not ${node}'s key: the genesis names ${validator.address}, the file holds ${address}'s`);
   }
+  for (const [variable, file] of Object.entries({ NATS_ROUTE_TLS_CERT: join_.routeTls?.certFile, NATS_ROUTE_TLS_KEY: join_.routeTls?.keyFile, NATS_ROUTE_TLS_CA: join_.routeTls?.caFile })) {
+    if (file && !existsSync(file)) throw new Error(`${variable}: ${file} does not exist`);
+  }
   const passwordFile = join_.routePasswordFile ?? join(join_.keysDir!, 'route-password');
   if (!existsSync(passwordFile)) throw new Error(`the routes' password file ${passwordFile} does not exist (NATS_ROUTE_PASSWORD_FILE, or NODE_KEYS_DIR's route-password)`);
   return {
@@ -90,6 +93,7 @@ export function prepareJoin(join_: JoinConfig, node: string, dataDir: string): J
       password: readFileSync(passwordFile, 'utf8').trim(),
       routes: join_.routes,
       ...(join_.clusterAdvertise ? { advertise: join_.clusterAdvertise } : {}),
+      ...(join_.routeTls ? { tls: { certFile: resolve(join_.routeTls.certFile), keyFile: resolve(join_.routeTls.keyFile), caFile: resolve(join_.routeTls.caFile) } } : {}),
     },
   };
 }

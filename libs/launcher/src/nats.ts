@@ -66,6 +66,8 @@ export interface NatsClusterOptions {
   routes: string[];
   /** the address the other servers reach this one's routes at, when not `listen` (a proxy, a NAT): what the cluster's gossip tells them */
   advertise?: string;
+  /** routes in mutual TLS: this server's certificate and key, and the CAs whose certificates the other servers must present (PEM files) */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 export interface NatsOptions {
@@ -103,6 +105,8 @@ export function natsServerConfig(options: Pick<NatsOptions, 'node' | 'accounts' 
       `  authorization { user: ${JSON.stringify(c.user)}, password: ${JSON.stringify(c.password)}, timeout: 2 }`,
       `  routes: [${c.routes.map(route).join(', ')}]`,
       ...(c.advertise ? [`  advertise: ${JSON.stringify(c.advertise)}`] : []),
+      // verify: a server must present a certificate the CAs signed, both ways
+      ...(c.tls ? [`  tls { cert_file: ${JSON.stringify(c.tls.certFile)}, key_file: ${JSON.stringify(c.tls.keyFile)}, ca_file: ${JSON.stringify(c.tls.caFile)}, verify: true, timeout: 5 }`] : []),
       '}',
     );
   }
