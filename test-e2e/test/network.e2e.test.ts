@@ -21,7 +21,7 @@ const COUNTER = 'contract Counter { uint public n = 5; function bump(uint by) pu
  * main chain, which every node must hold: the check that the searches see.
  */
 const marker = (what: string) => `${what}-${randomBytes(8).toString('hex')}`;
-const SECRET = { source: marker('source'), argument: marker('argument'), event: marker('event') };
+const SECRET = { source: marker('source'), argument: marker('argument'), event: marker('event'), afterLeaving: marker('after') };
 const CONTROL = marker('main');
 /** each marker as text, and hex-encoded as a contract's source travels in a transaction */
 const NEEDLES = new Map<string, Buffer>(
@@ -138,7 +138,7 @@ test('deployed on node1 and called on node3: the result, the cirrus row and the 
   expect(peers).toEqual([expect.objectContaining({ node: 'node2', connected: true }), expect.objectContaining({ node: 'node3', connected: true })]);
 });
 
-test('a private chain of node1 and node2: its members run and read it; node3 neither stores nor receives any of it in readable form', async () => {
+test('a private chain of node1 and node2: its members run and read it; node3 neither stores nor receives any of it in readable form; when Org2 leaves, node2 stops running it and stores nothing of what follows', async () => {
   const created = await api(nodeAt(1), 'POST', '/bloc/v2.2/chain', tokens.get(1), {
     label: 'Org1 and Org2',
     contract: 'AutoApprove',
@@ -180,6 +180,17 @@ test('a private chain of node1 and node2: its members run and read it; node3 nei
   const received = new Set(node3Routes.flatMap((c) => [...c.found]));
   expect(SECRET_LABELS.filter((label) => received.has(label))).toEqual([]);
   expect(received.has('control') || received.has('control (hex)')).toBe(true);
+
+  // Org2 leaves the chain: node2 stops running it, and what the chain does from then on reaches node2 sealed with a key it lacks
+  const removed = await send(1, [{ type: 'FUNCTION', payload: { contractAddress: '0000000000000000000000000000000000000100', method: 'removeOrg', args: { _orgName: 'Org2' }, metadata: { VM: 'SolidVM' } } }], `&chainid=${chain}`);
+  expect(removed[0].status).toBe('Success');
+  await eventually(async () => net.logs.some((l) => l.startsWith('node2/block') && l.includes('left the chain: it no longer runs it')), (left) => left);
+  await send(1, [{ type: 'FUNCTION', payload: { contractAddress: secret, method: 'say', args: { what: SECRET.afterLeaving }, metadata: { VM: 'SolidVM' } } }], `&chainid=${chain}`);
+  const [control2] = await send(1, [bump(1)]);
+  await eventually(async () => (await api(nodeAt(2), 'GET', `/bloc/v2.2/transactions/${control2.hash}/result`, tokens.get(2))).status, (status) => status === 200);
+  expect(stored(2).has('afterLeaving')).toBe(false);
+  expect(stored(1).has('afterLeaving')).toBe(true);
+  expect(net.routes!.connections().some((c) => c.found.has('afterLeaving'))).toBe(false);
 });
 
 test('validators by governance: a majority of the organizations takes node3 out at a block boundary, the same on every node; it follows and no longer votes; voted back in, it may propose again', async () => {

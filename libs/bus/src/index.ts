@@ -37,7 +37,7 @@ export type {
   TxParamsInput,
 } from './contracts/tx.js';
 export { BLOCK, genesisMessageIsFor } from './contracts/block.js';
-export type { ChainHealthRecord, ChainKeyGrant, ChainStatusRecord, NodeMetadataRecord, PeerRecord, SealedGenesis } from './contracts/block.js';
+export type { ChainHealthRecord, ChainKeyEpoch, ChainKeyGrant, ChainStatusRecord, GenesisStreamMessage, NodeMetadataRecord, PeerRecord, SealedGenesis } from './contracts/block.js';
 export type { AccountRecord, AccountRequest, CompileItem, CompiledRecord, NodeAccountRequest } from './contracts/block.js';
 export type { NatsConnection, Subscription } from '@nats-io/nats-core';
 export {

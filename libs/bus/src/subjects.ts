@@ -61,6 +61,8 @@ export const SUBJECTS = {
     genesis: (chainId: ChainId) => `genesis.${chainToken(chainId)}`,
     /** JetStream: a private chain's key wrapped for a node that became a member after its genesis (a governance event) */
     genesisKey: (chainId: ChainId, node: string) => `genesis.${chainToken(chainId)}.key.${node}`,
+    /** JetStream: a private chain's new key, from the block at `epoch` on, wrapped for the nodes that stay (an organization left it) */
+    genesisEpoch: (chainId: ChainId, epoch: number | '*') => `genesis.${chainToken(chainId)}.epoch.${epoch}`,
     /** core NATS, no body: who may see which chain has just changed (a chain stored, governance events applied); answers remembered elsewhere are stale */
     visibilityChanged: 'chains-notice.visibility',
   },

@@ -24,4 +24,4 @@ export {
   contractAddress,
   saltedContractAddress,
 } from './transaction.js';
-export { CHAIN_KEY_BYTES, generateChainKey, seal, open, wrapKey, unwrapKey, ecdhSecret } from './seal.js';
+export { CHAIN_KEY_BYTES, generateChainKey, seal, open, sealInEpoch, openInEpoch, epochOf, wrapKey, unwrapKey, ecdhSecret } from './seal.js';

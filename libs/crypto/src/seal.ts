@@ -124,3 +124,31 @@ export function ecdhSecret(privateKey: Uint8Array, publicKey: Uint8Array): Uint8
   ecdh.setPrivateKey(privateKey);
   return new Uint8Array(ecdh.computeSecret(publicKey));
 }
+
+const EPOCH_BYTES = 8;
+
+/**
+ * A chain's message sealed with the key of one of the chain's key epochs
+ * (a chain gets a new key when an organization leaves it):
+ * `epoch (8 bytes, big-endian) ‖ seal(key, plaintext, context#epoch)`. The
+ * epoch is bound into the seal: a message cannot be relabelled.
+ */
+export function sealInEpoch(epoch: number, key: Uint8Array, plaintext: Uint8Array, context: string): Uint8Array {
+  if (!Number.isSafeInteger(epoch) || epoch < 0) throw new CryptoError('BAD_KEY', `a key epoch is a non-negative integer, got ${epoch}`);
+  const prefix = Buffer.alloc(EPOCH_BYTES);
+  prefix.writeBigUInt64BE(BigInt(epoch));
+  return new Uint8Array(Buffer.concat([prefix, seal(key, plaintext, `${context}#${epoch}`)]));
+}
+
+/** The key epoch a message was sealed in (sealInEpoch); BAD_SEAL when it is not such a message. */
+export function epochOf(sealed: Uint8Array): number {
+  if (!(sealed instanceof Uint8Array) || sealed.length < EPOCH_BYTES + 1) throw new CryptoError('BAD_SEAL', 'not a message sealed in a key epoch');
+  const epoch = Buffer.from(sealed.buffer, sealed.byteOffset, EPOCH_BYTES).readBigUInt64BE();
+  if (epoch > BigInt(Number.MAX_SAFE_INTEGER)) throw new CryptoError('BAD_SEAL', 'not a message sealed in a key epoch');
+  return Number(epoch);
+}
+
+/** The plaintext of sealInEpoch(epochOf(sealed), key, …, context); BAD_SEAL as open. */
+export function openInEpoch(key: Uint8Array, sealed: Uint8Array, context: string): Uint8Array {
+  return open(key, sealed.subarray(EPOCH_BYTES), `${context}#${epochOf(sealed)}`);
+}

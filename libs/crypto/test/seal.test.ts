@@ -3,7 +3,7 @@
 // from is checked against ethers v6 (`SigningKey#computeSharedSecret`, npm
 // `ethers` 6.17.0), an implementation nobody here wrote.
 import { SigningKey, getBytes } from 'ethers';
-import { CryptoError, ecdhSecret, generateChainKey, generateKeyPair, open, seal, unwrapKey, wrapKey } from '../src/index.js';
+import { CryptoError, ecdhSecret, epochOf, generateChainKey, generateKeyPair, open, openInEpoch, seal, sealInEpoch, unwrapKey, wrapKey } from '../src/index.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -83,5 +83,20 @@ describe('wrapKey / unwrapKey', () => {
       expect(Buffer.from(ecdhSecret(a.privateKey, b.publicKey)).equals(Buffer.from(shared.subarray(1, 33)))).toBe(true);
       expect(Buffer.from(ecdhSecret(b.privateKey, a.publicKey)).equals(Buffer.from(shared.subarray(1, 33)))).toBe(true);
     }
+  });
+});
+
+describe('sealInEpoch / openInEpoch', () => {
+  it('carries its epoch, opens with that epoch\'s key, and cannot be relabelled', () => {
+    const key = generateChainKey();
+    const sealed = sealInEpoch(4_242, key, text('block'), 'block.abc');
+    expect(epochOf(sealed)).toBe(4_242);
+    expect(new TextDecoder().decode(openInEpoch(key, sealed, 'block.abc'))).toBe('block');
+    const relabelled = Uint8Array.from(sealed);
+    relabelled[7] = 0x01;
+    expect(epochOf(relabelled)).not.toBe(4_242);
+    expectSealError(() => openInEpoch(key, relabelled, 'block.abc'));
+    expectSealError(() => openInEpoch(generateChainKey(), sealed, 'block.abc'));
+    expectSealError(() => epochOf(new Uint8Array(3)));
   });
 });

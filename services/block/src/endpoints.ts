@@ -75,7 +75,7 @@ export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsCon
       return chainKeys.sealGenesis(genesis);
     }),
     handle(BLOCK.chainGenesis, (request) => chainKeys.genesisOf(request?.chainId)),
-    handle(BLOCK.chainKey, async (request) => chainKeyRecord(await chainKeys.requireKey(request?.chainId))),
+    handle(BLOCK.chainKey, async (request) => chainKeyRecord(await chainKeys.requireCurrentKey(request?.chainId))),
     handle(IDENTITY.status, (request) => {
       const main = byId.get('')!;
       return identityStatus(main.store, hexField(request?.address, 'address', 20), main.store.head()?.header.number ?? 0);

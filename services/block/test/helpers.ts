@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { DEFAULT_NODE_NAME, createLogger, loadConfig, type Block, type ExecResult, type Genesis, type Logger, type Receipt, type Transaction, type Validator } from '@platform/common';
 import { STREAMS, SUBJECTS, busJetStream, connectBus, encodeJson, type BusJetStream, type NatsConnection } from '@platform/bus';
-import { bytesToHex, generateKeyPair, seal, sign, signingHash, transactionHash, type KeyPair } from '@platform/crypto';
+import { bytesToHex, generateKeyPair, sealInEpoch, sign, signingHash, transactionHash, type KeyPair } from '@platform/crypto';
 import { validatorSetGenesisContract } from '@platform/identity';
 import { newMainGenesis, startTestInfra, type TestInfra } from '@platform/launcher';
 import { sealGenesisFor } from '../src/chain/chain-keys.js';
@@ -211,7 +211,7 @@ export async function blockFixture(): Promise<BlockFixture> {
     },
     async publishPrivate(chainKey, tx) {
       const subject = SUBJECTS.tx.admitted(tx.chainId);
-      await js.publish(subject, seal(chainKey, encodeJson(tx), subject), { msgID: tx.hash });
+      await js.publish(subject, sealInEpoch(0, chainKey, encodeJson(tx), subject), { msgID: tx.hash });
     },
     async publishAgain(tx) {
       await js.publish('tx.admitted.main', encodeJson(tx), { msgID: `${tx.hash}:again:${Math.random()}` });

@@ -5,9 +5,9 @@
 // a restart — each with its own blocks, results and account lookup.
 import { refusal } from '@platform/common/testing';
 import { join } from 'node:path';
-import { BLOCK, CHAINS, SUBJECTS, STREAMS, call, decodeJson, encodeJson, handle, serve, type ChainKeyGrant } from '@platform/bus';
+import { BLOCK, CHAINS, SUBJECTS, STREAMS, call, decodeJson, encodeJson, handle, serve, type ChainKeyEpoch, type ChainKeyGrant } from '@platform/bus';
 import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, type ExecResult, type Genesis } from '@platform/common';
-import { bytesToHex, contractAddress, hexToBytes, open, unwrapKey } from '@platform/crypto';
+import { bytesToHex, contractAddress, epochOf, hexToBytes, openInEpoch, sealInEpoch, unwrapKey } from '@platform/crypto';
 import { keyGrant, sealGenesisFor } from '../src/chain/chain-keys.js';
 import { privateChainId } from '../src/chain/private-genesis.js';
 import { loadNodeKey } from '../src/node-key.js';
@@ -166,14 +166,15 @@ describe('chains from the GENESIS stream', () => {
     }
   });
 
-  test('a chain sealed for other nodes only is not run here; granted its key later, it starts from block 0; its members\' governance events grant other member organizations\' nodes the key', async () => {
+  test('a chain sealed for other nodes only is not run here; granted its key later, it starts from block 0; an organization admitted gets the keys for its node, one that leaves leaves a new key behind for the others', async () => {
     const alice = new Account();
     const own = loadNodeKey(join(f.dataDir(), 'block', 'node.key'));
     const node2 = new Account();
     const node3 = new Account();
     const validator = (node: string, organization: string, key: { address: string; publicKey: Uint8Array }) => ({ node, organization, address: key.address, publicKey: bytesToHex(key.publicKey) });
     writeGenesis(f.dataDir(), [], [validator(DEFAULT_NODE_NAME, 'A', own), validator('node2', 'B', node2.key), validator('node3', 'C', node3.key)]);
-    const chain = privateGenesis(alice.address);
+    const governance = 'contract Gov { event OrgAdded(string orgName); event OrgRemoved(string orgName); constructor() {} function addOrg(string o) public { emit OrgAdded(o); } function removeOrg(string o) public { emit OrgRemoved(o); } }';
+    const chain = privateGenesis(alice.address, governance, {}, 'Gov');
     const { sealed, key } = sealGenesisFor(chain, [{ node: 'node2', publicKey: node2.key.publicKey }]);
     await f.js.publish(SUBJECTS.chains.genesis(chain.chainId), encodeJson(sealed), { msgID: chain.chainId });
     await f.start();
@@ -184,13 +185,15 @@ describe('chains from the GENESIS stream', () => {
     expect(await refusal(call(f.nc, BLOCK.chainGenesis, { chainId: chain.chainId }))).toMatchObject({ code: 'NOT_FOUND' });
 
     // node2 grants this node the key (its organization joined the chain)
-    await f.js.publish(SUBJECTS.chains.genesisKey(chain.chainId, DEFAULT_NODE_NAME), encodeJson(keyGrant(chain.chainId, DEFAULT_NODE_NAME, own.publicKey, key)));
+    await f.js.publish(SUBJECTS.chains.genesisKey(chain.chainId, DEFAULT_NODE_NAME), encodeJson(keyGrant(chain.chainId, DEFAULT_NODE_NAME, own.publicKey, new Map([[0, key]]))));
     await until(() => call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: chain.chainId }).catch(() => null), (a) => a !== null);
     expect(await call(f.nc, BLOCK.chainGenesis, { chainId: chain.chainId })).toEqual(chain);
-    expect(Buffer.from(hexToBytes((await call(f.nc, BLOCK.chainKey, { chainId: chain.chainId })).key)).equals(Buffer.from(key))).toBe(true);
+    const current = await call(f.nc, BLOCK.chainKey, { chainId: chain.chainId });
+    expect(current.epoch).toBe(0);
+    expect(Buffer.from(hexToBytes(current.key)).equals(Buffer.from(key))).toBe(true);
 
     // the governance contract admits organization C: its node, node3, gets the key from this node
-    const addC = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'addOrg', args: '{"_orgName":"C"}' }, chainId: chain.chainId, nonce: 0 });
+    const addC = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'addOrg', args: '{"o":"C"}' }, chainId: chain.chainId, nonce: 0 });
     await f.publishPrivate(key, addC);
     const grant = await until(
       () => f.bus.network.jsm.streams.getMessage(STREAMS.geneses.name, { last_by_subj: SUBJECTS.chains.genesisKey(chain.chainId, 'node3') }),
@@ -198,11 +201,29 @@ describe('chains from the GENESIS stream', () => {
     );
     const granted = grant!.json<ChainKeyGrant>();
     expect(granted).toMatchObject({ chainId: chain.chainId, node: 'node3' });
-    expect(Buffer.from(unwrapKey(node3.key.privateKey, granted.wrapped, `chain-key:${chain.chainId}:node3`)).equals(Buffer.from(key))).toBe(true);
+    expect(Buffer.from(unwrapKey(node3.key.privateKey, granted.keys['0']!, `chain-key:${chain.chainId}:node3:0`)).equals(Buffer.from(key))).toBe(true);
     // what this node published of the chain is sealed: its blocks do not parse as JSON without the key
-    const block = await f.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { last_by_subj: SUBJECTS.block.ordered(chain.chainId) });
+    const lastBlock = () => f.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { last_by_subj: SUBJECTS.block.ordered(chain.chainId) });
+    const block = await lastBlock();
     expect(() => block!.json()).toThrow();
-    expect(decodeJson<{ transactions: Array<{ hash: string }> }>(open(key, block!.data, block!.subject)).transactions.map((t) => t.hash)).toEqual([addC.hash]);
+    expect(epochOf(block!.data)).toBe(0);
+    expect(decodeJson<{ transactions: Array<{ hash: string }> }>(openInEpoch(key, block!.data, block!.subject)).transactions.map((t) => t.hash)).toEqual([addC.hash]);
+
+    // organization B leaves: from its block on, a new key for node1 and node3 only
+    const removeB = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'removeOrg', args: '{"o":"B"}' }, chainId: chain.chainId, nonce: 1 });
+    await f.publishPrivate(key, removeB);
+    const removedAt = (await until(lastBlock, (m) => m !== null && decodeJson<{ header: { number: number } }>(openInEpoch(key, m.data, m.subject)).header.number >= 2))!;
+    const height = decodeJson<{ header: { number: number } }>(openInEpoch(key, removedAt.data, removedAt.subject)).header.number;
+    const epochMessage = (await until(() => f.bus.network.jsm.streams.getMessage(STREAMS.geneses.name, { last_by_subj: SUBJECTS.chains.genesisEpoch(chain.chainId, height) }), (m) => m !== null))!.json<ChainKeyEpoch>();
+    expect(Object.keys(epochMessage.keys).sort()).toEqual([DEFAULT_NODE_NAME, 'node3']);
+    const newKey = unwrapKey(node3.key.privateKey, epochMessage.keys.node3!, `chain-key:${chain.chainId}:node3:${height}`);
+    expect(await until(() => call(f.nc, BLOCK.chainKey, { chainId: chain.chainId }), (k) => k.epoch === height)).toMatchObject({ epoch: height, key: bytesToHex(newKey) });
+    // what is sealed from then on opens with the new key only: node2's old one no longer reads it
+    const after = alice.tx({ to: GOVERNANCE_ADDRESS, metadata: { VM: 'SolidVM', funcName: 'addOrg', args: '{"o":"D"}' }, chainId: chain.chainId, nonce: 2 });
+    await f.js.publish(SUBJECTS.tx.admitted(chain.chainId), sealInEpoch(height, newKey, encodeJson(after), SUBJECTS.tx.admitted(chain.chainId)), { msgID: after.hash });
+    const next = (await until(lastBlock, (m) => m !== null && epochOf(m.data) === height))!;
+    expect(decodeJson<{ transactions: Array<{ hash: string }> }>(openInEpoch(newKey, next.data, next.subject)).transactions.map((t) => t.hash)).toEqual([after.hash]);
+    expect(() => openInEpoch(key, next.data, next.subject)).toThrow();
   });
 
   test('a genesis whose ID is not its hash is skipped; the node runs on', async () => {

@@ -7,7 +7,7 @@ import { refusal } from '@platform/common/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { BLOCK, CHAINS, SUBJECTS, VAULT, call, connectBus, encodeJson, handle, serve, type NatsConnection } from '@platform/bus';
 import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, chainGenesisText, loadConfig, type Transaction } from '@platform/common';
-import { hexToBytes, keccak256Hex, seal } from '@platform/crypto';
+import { hexToBytes, keccak256Hex, sealInEpoch } from '@platform/crypto';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startBlockService, type RunningBlockService } from '@platform/block';
 import { Account, quietLogger, writeGenesis } from '../../block/test/helpers.js';
@@ -89,9 +89,9 @@ async function send(user: string, chainId: string, to: string, funcName: string,
 
 /** Publishes a private chain's transaction as the transaction service does: sealed with the chain's key, which the block service gives. */
 async function publishSealed(tx: Transaction): Promise<void> {
-  const { key } = await call(nc, BLOCK.chainKey, { chainId: tx.chainId });
+  const { key, epoch } = await call(nc, BLOCK.chainKey, { chainId: tx.chainId });
   const subject = SUBJECTS.tx.admitted(tx.chainId);
-  await jetstream(nc).publish(subject, seal(hexToBytes(key), encodeJson(tx), subject), { msgID: tx.hash });
+  await jetstream(nc).publish(subject, sealInEpoch(epoch, hexToBytes(key), encodeJson(tx), subject), { msgID: tx.hash });
 }
 
 describe('creation', () => {

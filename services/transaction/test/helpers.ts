@@ -9,7 +9,7 @@ import pg from 'pg';
 import { jetstream, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { encodeRlp, keccak256, toBeArray, toUtf8Bytes } from 'ethers';
 import { BLOCK, CHAINS, STREAMS, VAULT, busJetStream, call, connectBus, decodeJson, handle, serve, type NatsConnection } from '@platform/bus';
-import { bytesToHex, generateChainKey, open } from '@platform/crypto';
+import { bytesToHex, generateChainKey, openInEpoch } from '@platform/crypto';
 import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, createLogger, loadConfig, type ExecResult, type ProtocolParams, type Logger, type Receipt, type Transaction } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
 import { startVault, type RunningVault } from '@platform/vault';
@@ -59,7 +59,7 @@ export async function fixture(): Promise<Fixture> {
     }),
     handle(CHAINS.visibleTo, ({ username }) => ({ chainIds: ['', ...(chains.membersOf.get(username) ?? [])] })),
   ]);
-  const blockService = await serve(nc, { name: 'block', version: '0.0.0', logger: createLogger('block', 'silent') }, [handle(BLOCK.chainKey, ({ chainId }) => ({ key: bytesToHex(chainKeyOf(chains, chainId)) }))]);
+  const blockService = await serve(nc, { name: 'block', version: '0.0.0', logger: createLogger('block', 'silent') }, [handle(BLOCK.chainKey, ({ chainId }) => ({ key: bytesToHex(chainKeyOf(chains, chainId)), epoch: 0 }))]);
   let running: RunningTransactionService | null = null;
   const pools = new Map<string, pg.Pool>();
 
@@ -131,7 +131,7 @@ export async function admittedMessages(f: Fixture): Promise<StreamMessage[]> {
     if (!m) continue;
     // a message holds one transaction, or a list of those published together; a private chain's sealed with its key
     const chainId = m.subject.slice('tx.admitted.'.length);
-    const body = decodeJson<Transaction | Transaction[]>(chainId === 'main' ? m.data : open(chainKeyOf(f.chains, chainId), m.data, m.subject));
+    const body = decodeJson<Transaction | Transaction[]>(chainId === 'main' ? m.data : openInEpoch(chainKeyOf(f.chains, chainId), m.data, m.subject));
     for (const tx of Array.isArray(body) ? body : [body]) out.push({ seq, subject: m.subject, msgId: m.header.get('Nats-Msg-Id') || undefined, tx });
   }
   return out;

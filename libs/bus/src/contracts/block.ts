@@ -107,8 +107,12 @@ export const BLOCK = {
   sealGenesis: defineEndpoint<Genesis, SealedGenesis>(SERVICE_NAMES.block, 'genesis-seal', SUBJECTS.blockService.sealGenesis),
   /** A private chain's genesis, opened with this node's key; NOT_FOUND when this node is not one of the chain's (it holds no key for it). */
   chainGenesis: defineEndpoint<{ chainId: string }, Genesis>(SERVICE_NAMES.block, 'genesis-open', SUBJECTS.blockService.chainGenesis),
-  /** A private chain's key (64 hex), for sealing what is published to its streams; NOT_FOUND as chainGenesis. */
-  chainKey: defineEndpoint<{ chainId: string }, { key: string }>(SERVICE_NAMES.block, 'chain-key', SUBJECTS.blockService.chainKey),
+  /**
+   * A private chain's current key (64 hex) and its epoch, for sealing what
+   * is published to its streams (`sealInEpoch`); NOT_FOUND as chainGenesis,
+   * and when this node holds the chain's current key no more.
+   */
+  chainKey: defineEndpoint<{ chainId: string }, { key: string; epoch: number }>(SERVICE_NAMES.block, 'chain-key', SUBJECTS.blockService.chainKey),
   /**
    * Whether each chain this node holds makes progress (the gateway's `/ready`
    * and `/metrics`): a chain whose block loop keeps failing is `stuck`, with
@@ -136,16 +140,34 @@ export interface SealedGenesis {
   sealed: string;
 }
 
-/** A chain's key wrapped for a node that became a member later (`genesis.<chain>.key.<node>`). */
+/**
+ * A chain's keys wrapped for a node that became a member later
+ * (`genesis.<chain>.key.<node>`): every key epoch's the granting node holds,
+ * by epoch, so that the new member reads the chain's history too.
+ */
 export interface ChainKeyGrant {
   chainId: string;
   node: string;
-  wrapped: string;
+  keys: Record<string, string>;
 }
 
-/** Whether a message of the GENESIS stream is for `node`: a genesis sealed for it, or a chain's key granted to it. */
-export function genesisMessageIsFor(message: SealedGenesis | ChainKeyGrant, node: string): boolean {
-  return 'keys' in message ? typeof message.keys?.[node] === 'string' : message.node === node;
+/**
+ * A private chain's new key from the block at `epoch` on
+ * (`genesis.<chain>.epoch.<epoch>`), wrapped for each node that stays a
+ * member when an organization leaves the chain; the first one published
+ * for an epoch is the one.
+ */
+export interface ChainKeyEpoch {
+  chainId: string;
+  epoch: number;
+  keys: Record<string, string>;
+}
+
+export type GenesisStreamMessage = SealedGenesis | ChainKeyGrant | ChainKeyEpoch;
+
+/** Whether a message of the GENESIS stream is for `node`: a genesis or a key epoch sealed for it, or keys granted to it. */
+export function genesisMessageIsFor(message: GenesisStreamMessage, node: string): boolean {
+  return 'node' in message ? message.node === node : typeof message.keys?.[node] === 'string';
 }
 
 /** Where one chain stands on this node. */

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { GOVERNANCE_ADDRESS, MEMBER_ADDED_EVENTS, type ChainId, type ExecResult, type Logger } from '@platform/common';
-import { NETWORK_PULL_EXPIRES_MS, STREAMS, chainToken, type ChainKeyGrant, type SealedGenesis } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, STREAMS, chainToken, type GenesisStreamMessage } from '@platform/bus';
 import { validCertificateOf } from '@platform/identity';
 import type { HeldChain } from '../endpoints.js';
 import { ChainStore } from '../state/store.js';
@@ -23,12 +23,15 @@ export interface PrivateChainsOptions {
   /** the chains this node answers for (the main chain's included): new ones are added here */
   held: Map<ChainId, HeldChain>;
   /** what every worker shares (keys, settings, VMs, …) */
-  workerOptions: Omit<ChainWorkerOptions, 'genesis' | 'store' | 'durable' | 'hooks' | 'mainChainCertificate' | 'chainKey' | 'onApplied'>;
+  workerOptions: Omit<ChainWorkerOptions, 'genesis' | 'store' | 'durable' | 'hooks' | 'mainChainCertificate' | 'keys' | 'onApplied'>;
   /** this node's keys of private chains: which chains are this node's, and how to read them */
   chainKeys: ChainKeys;
   /** the main chain's applied state, whose certificate registry gives a private chain's senders their identities */
   mainState: Pick<ChainStore, 'getStorage'>;
 }
+
+/** The governance events that take a whole organization out of a chain: its node gets no key from then on. */
+const ORGANIZATION_REMOVED_EVENTS: readonly string[] = ['OrgRemoved', 'OrganizationRemoved'];
 
 interface Stoppable {
   stop(): unknown;
@@ -55,16 +58,18 @@ export class PrivateChains {
     if (last === 0) caughtUp();
     void (async () => {
       for await (const m of messages) {
-        let message: SealedGenesis | ChainKeyGrant | null = null;
+        let message: GenesisStreamMessage | null = null;
         try {
-          message = m.json<SealedGenesis | ChainKeyGrant>();
+          message = m.json<GenesisStreamMessage>();
         } catch {
           this.o.logger.error({ seq: m.seq }, 'a message of the GENESIS stream is not JSON; skipped');
         }
-        // another organizations' chain: nothing of it is this node's to read
-        if (message && typeof message.chainId === 'string' && this.o.chainKeys.isOurs(message)) {
+        if (message && typeof message.chainId === 'string') {
           const chainId = message.chainId;
-          this.queue = this.queue.then(() => this.startChain(chainId)).catch((err: unknown) => this.o.logger.error({ err, chain: chainId }, 'a private chain could not start'));
+          // sealed for this node: the chain is this node's (again); a new key epoch of a chain it runs: it may have been left out
+          if (this.o.chainKeys.isOurs(message)) this.queue = this.queue.then(() => this.startChain(chainId)).catch((err: unknown) => this.o.logger.error({ err, chain: chainId }, 'a private chain could not start'));
+          else if (this.workers.has(chainId)) this.queue = this.queue.then(() => this.checkStillMember(chainId)).catch((err: unknown) => this.o.logger.error({ err, chain: chainId }, 'a private chain\'s keys could not be read'));
+          // else another organizations' chain: nothing of it is this node's to read
         }
         if (m.seq >= last) {
           await this.queue;
@@ -76,9 +81,10 @@ export class PrivateChains {
   }
 
   private async startChain(chainId: ChainId): Promise<void> {
-    if (this.stopped || this.workers.has(chainId)) return;
-    const chainKey = await this.o.chainKeys.keyOf(chainId);
-    if (!chainKey) return;
+    if (this.stopped) return;
+    if (this.workers.has(chainId)) return this.checkStillMember(chainId);
+    const ring = await this.o.chainKeys.ring(chainId);
+    if (!ring || !ring.keys.has(ring.current)) return;
     const genesis = await this.o.chainKeys.genesisOf(chainId);
     const why = privateGenesisError(genesis);
     if (why) {
@@ -88,8 +94,9 @@ export class PrivateChains {
     const token = chainToken(genesis.chainId);
     const store = new ChainStore(join(this.o.dataDir, 'block', token));
     const mainChainCertificate = (address: string, at: number) => validCertificateOf(this.o.mainState, address, at)?.certificateString ?? null;
-    const onApplied = (exec: ExecResult) => this.grantKeys(exec);
-    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, mainChainCertificate, chainKey, onApplied });
+    const onApplied = (exec: ExecResult) => this.followMembership(exec);
+    const keys = this.o.chainKeys.keyring(chainId);
+    const worker = new ChainWorker({ ...this.o.workerOptions, genesis, store, mainChainCertificate, keys, onApplied });
     try {
       await worker.start();
     } catch (err) {
@@ -101,16 +108,41 @@ export class PrivateChains {
     this.o.held.set(genesis.chainId, { chainId: genesis.chainId, store, health: () => worker.health(), status: () => worker.status() });
   }
 
-  /** The organizations a block's governance events admitted get the chain's key for their nodes. */
-  private async grantKeys(exec: ExecResult): Promise<void> {
+  /**
+   * A block's governance events move the chain's keys: an organization
+   * admitted gets them for its nodes; one that left leaves a new key behind,
+   * for the nodes that stay, from this block on. If this node is the one
+   * left out, its worker stops (after this block, which it applied as a member).
+   */
+  private async followMembership(exec: ExecResult): Promise<void> {
     for (const receipt of exec.receipts) {
       if (receipt.status !== 'Success') continue;
       for (const event of receipt.events) {
-        if (event.address !== GOVERNANCE_ADDRESS || !MEMBER_ADDED_EVENTS.includes(event.name)) continue;
+        if (event.address !== GOVERNANCE_ADDRESS) continue;
         const organization = event.args[0]?.[1];
-        if (typeof organization === 'string' && organization !== '') await this.o.chainKeys.grantTo(exec.chainId, organization);
+        if (typeof organization !== 'string' || organization === '') continue;
+        if (MEMBER_ADDED_EVENTS.includes(event.name)) await this.o.chainKeys.grantTo(exec.chainId, organization);
+        if (ORGANIZATION_REMOVED_EVENTS.includes(event.name)) await this.o.chainKeys.rekeyWithout(exec.chainId, exec.block.number, organization);
       }
     }
+    // not from inside the worker's own loop, which is running this
+    setImmediate(() => {
+      this.queue = this.queue.then(() => this.checkStillMember(exec.chainId)).catch((err: unknown) => this.o.logger.error({ err, chain: exec.chainId }, 'a private chain\'s keys could not be read'));
+    });
+  }
+
+  /** Stops a chain whose current key this node no longer holds: its organization left it. Its store keeps what it had. */
+  private async checkStillMember(chainId: ChainId): Promise<void> {
+    const running = this.workers.get(chainId);
+    if (!running) return;
+    await this.o.chainKeys.keyring(chainId).refresh();
+    const ring = await this.o.chainKeys.ring(chainId);
+    if (ring && ring.keys.has(ring.current)) return;
+    this.o.logger.info({ chain: chainId }, 'this node\'s organization left the chain: it no longer runs it');
+    this.workers.delete(chainId);
+    this.o.held.delete(chainId);
+    await running.worker.stop();
+    await running.store.close();
   }
 
   async stop(): Promise<void> {

@@ -24,7 +24,7 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
 import { NETWORK_PULL_EXPIRES_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
-import { bytesToHex, hexToBytes, open, seal, type KeyPair } from '@platform/crypto';
+import { bytesToHex, epochOf, hexToBytes, openInEpoch, sealInEpoch, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
 import type { VmExecutors } from '../exec/vm.js';
@@ -34,6 +34,7 @@ import { Overlay } from '../state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot, type RootResult } from '../state/root.js';
 import type { ChainStore, Head } from '../state/store.js';
 import { Attestations } from './attestations.js';
+import type { ChainKeyring } from './chain-keys.js';
 import { LEASE_TICK_MS, ProposerLease } from './lease.js';
 import { Mempool } from './mempool.js';
 import { transactionShapeError } from './tx-shape.js';
@@ -55,6 +56,14 @@ export type ChainHealth = ChainHealthRecord;
 
 /** failed rounds in a row before a chain counts as stuck: one failure is a hiccup, three at RETRY_MS apart are not */
 const STUCK_AFTER = 3;
+
+/** A message sealed in a key epoch this node has not read yet: retried once it has. */
+class KeyNotYetKnown extends Error {
+  override readonly name = 'KeyNotYetKnown';
+  constructor(epoch: number) {
+    super(`a message sealed with the chain's key of epoch ${epoch}, which this node has not read yet`);
+  }
+}
 
 /** The chain cannot go on safely (a block that does not verify, a test's crash): the loop stops. */
 export class ChainHalted extends Error {
@@ -90,11 +99,12 @@ export interface ChainWorkerOptions {
   /** this process's identity in a lease (lease.ts): a restart takes its own lease over */
   instance: string;
   /**
-   * A private chain's key (chain-keys.ts): its admitted transactions and
-   * blocks cross the network's streams sealed with it. Absent on the main
-   * chain, which every node holds.
+   * A private chain's keys (chain-keys.ts): its admitted transactions,
+   * blocks and attestations cross the network's streams sealed with the
+   * current one, each in its key epoch. Absent on the main chain, which
+   * every node holds.
    */
-  chainKey?: Uint8Array;
+  keys?: ChainKeyring;
   /** after each block is applied here (a private chain's governance events give member nodes the chain's key) */
   onApplied?: (exec: ExecResult) => Promise<void>;
   hooks?: BlockHooks;
@@ -462,14 +472,29 @@ export class ChainWorker {
     }
   }
 
-  /** What this chain publishes to the network's streams: a private chain's sealed with its key. */
+  /** What this chain publishes to the network's streams: a private chain's sealed with its current key. */
   private sealed(subject: string, data: Uint8Array): Uint8Array {
-    return this.o.chainKey ? seal(this.o.chainKey, data, subject) : data;
+    if (!this.o.keys) return data;
+    const now = this.o.keys.sealing();
+    if (!now) throw new Error('this node holds the chain\'s current key no more: its organization left the chain');
+    return sealInEpoch(now.epoch, now.key, data, subject);
   }
 
-  /** A message of this chain from the network's streams; throws when it is not JSON or does not open with the chain's key. */
+  /**
+   * A message of this chain from the network's streams; throws when it is not
+   * JSON or does not open with the key of its epoch, and KeyNotYetKnown when
+   * that epoch is newer than this node has read (it reads it meanwhile).
+   */
   private opened<T>(subject: string, data: Uint8Array): T {
-    return decodeJson<T>(this.o.chainKey ? open(this.o.chainKey, data, subject) : data);
+    const keys = this.o.keys;
+    if (!keys) return decodeJson<T>(data);
+    const epoch = epochOf(data);
+    const key = keys.opening(epoch);
+    if (!key) {
+      void keys.refresh().catch((err: unknown) => this.log.warn({ err }, 'the chain\'s keys could not be read again'));
+      throw new KeyNotYetKnown(epoch);
+    }
+    return decodeJson<T>(openInEpoch(key, data, subject));
   }
 
   private async hook(name: keyof BlockHooks, block: Block): Promise<void> {
@@ -525,7 +550,12 @@ export class ChainWorker {
       let block: Block;
       try {
         block = this.opened<Block>(msg.subject, msg.data);
-      } catch {
+      } catch (err) {
+        if (err instanceof KeyNotYetKnown) {
+          // sealed with a key this node reads now: the loop comes back to it
+          this.incoming.unshift({ msg, seq });
+          throw err;
+        }
         // applying it will refuse it, and halt the chain: the ordering cannot skip a block
         block = {} as Block;
       }
@@ -726,6 +756,10 @@ export class ChainWorker {
     try {
       parsed = this.opened<Transaction | Transaction[]>(m.subject, m.data);
     } catch (err) {
+      if (err instanceof KeyNotYetKnown) {
+        m.nak(RETRY_MS * 2);
+        return;
+      }
       this.log.error({ seq: m.seq, err }, 'an admitted message is not JSON, or not sealed with the chain\'s key; dropped');
       m.term();
       return;
