@@ -49,6 +49,12 @@ export interface NodeConfig {
   networkReplicas: number;
   /** unset: generated into the data dir by the launcher */
   vaultPassword: string | null;
+  /**
+   * VAULT_NEW_PASSWORD: the vault re-encrypts its users' keys under this
+   * password at its start, then runs with it (VAULT_PASSWORD must then be
+   * set to it for later starts)
+   */
+  vaultNewPassword: string | null;
   gasEnabled: boolean;
   indexEvm: boolean;
   accountNonceLimit: number;
@@ -158,6 +164,12 @@ function hostPorts(env: Env, name: string): string[] {
   return values;
 }
 
+function vaultNewPassword(env: Env): string | null {
+  const value = optional(env, 'VAULT_NEW_PASSWORD');
+  if (value !== null && optional(env, 'VAULT_PASSWORD') === null) throw new ConfigError('VAULT_NEW_PASSWORD', 'rotates a password: VAULT_PASSWORD must name the current one');
+  return value;
+}
+
 function joinConfig(env: Env): JoinConfig | null {
   const genesisFile = read(env, 'NETWORK_GENESIS');
   if (!genesisFile) return null;
@@ -260,6 +272,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     nodeName: nodeName(env),
     networkReplicas: int(env, 'NETWORK_REPLICAS', 1, 1, 5),
     vaultPassword: optional(env, 'VAULT_PASSWORD'),
+    vaultNewPassword: vaultNewPassword(env),
     gasEnabled: bool(env, 'GAS_ENABLED', false),
     indexEvm: bool(env, 'INDEX_EVM', false),
     accountNonceLimit: int(env, 'ACCOUNT_NONCE_LIMIT', 2000, 0, Number.MAX_SAFE_INTEGER),

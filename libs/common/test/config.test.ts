@@ -41,6 +41,8 @@ describe('loadConfig defaults', () => {
       nodeName: 'node1',
       networkReplicas: 1,
       vaultPassword: null,
+      vaultNewPassword: null,
+      join: null,
       gasEnabled: false,
       indexEvm: false,
       accountNonceLimit: 2000,

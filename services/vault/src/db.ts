@@ -3,7 +3,8 @@
 // other, the second finding nothing to do), and the queries of the key store.
 import type pg from 'pg';
 import { createPool as createPgPool, inTransaction, migrateSchema, query as pgQuery } from '@platform/pg';
-import { resolveMasterKey, type MetaStore } from './master-key.js';
+import { isCurrentPassword, newPasswordKey, resolveMasterKey, type MetaStore } from './master-key.js';
+import { resealUserKey } from './user-key.js';
 
 /** Arbitrary but fixed: every vault instance of a database takes the same lock. */
 const MIGRATION_LOCK = 0x7661756c74; // "vault"
@@ -35,11 +36,30 @@ export function createPool(databaseUrl: string): pg.Pool {
   return createPgPool(databaseUrl, { applicationName: 'vault', max: 10 });
 }
 
-/** Migrates the schema and resolves the master key (refusing a wrong one), atomically under the lock. */
-export async function prepareDatabase(pool: pg.Pool, options: { password: string | null; dataDir: string }): Promise<Buffer> {
+/**
+ * Migrates the schema and resolves the master key (refusing a wrong one),
+ * atomically under the lock. With `newPassword`, every user's key is
+ * re-encrypted under it in the same transaction, and the new key is the one
+ * answered; a start that finds the rotation done already (VAULT_PASSWORD
+ * still the old one, VAULT_NEW_PASSWORD the vault's) runs with the new one.
+ */
+export async function prepareDatabase(
+  pool: pg.Pool,
+  options: { password: string | null; newPassword?: string | null; dataDir: string },
+): Promise<{ key: Buffer; rotated: boolean }> {
   return inTransaction(pool, async (client) => {
     await migrateSchema(client, { schema: 'vault', lock: MIGRATION_LOCK, migrations: MIGRATIONS });
-    return resolveMasterKey(metaStore(client), options);
+    const meta = metaStore(client);
+    const { newPassword } = options;
+    if (!newPassword) return { key: await resolveMasterKey(meta, options), rotated: false };
+    if (await isCurrentPassword(meta, newPassword)) return { key: await resolveMasterKey(meta, { ...options, password: newPassword }), rotated: false };
+    const oldKey = await resolveMasterKey(meta, options);
+    const newKey = await newPasswordKey(meta, newPassword);
+    const { rows } = await client.query<{ username: string; address: string; encrypted_key: Buffer }>('SELECT username, address, encrypted_key FROM vault.users FOR UPDATE');
+    for (const row of rows) {
+      await client.query('UPDATE vault.users SET encrypted_key = $2 WHERE username = $1', [row.username, resealUserKey(row.encrypted_key, row.address, oldKey, newKey)]);
+    }
+    return { key: newKey, rotated: true };
   });
 }
 

@@ -52,7 +52,8 @@ export async function startVault(options: VaultOptions): Promise<RunningVault> {
     let ca = loadCa(config);
     if (!ca) logger.warn('no node certificate authority yet (NODE_CA_CERT / NODE_CA_KEY, or the data dir\'s ca/): certificates cannot be issued until there is one');
     const caNow = () => (ca ??= loadCa(config));
-    const masterKey = await prepareDatabase(pool, { password: config.vaultPassword, dataDir: config.dataDir });
+    const { key: masterKey, rotated } = await prepareDatabase(pool, { password: config.vaultPassword, newPassword: config.vaultNewPassword, dataDir: config.dataDir });
+    if (rotated) logger.warn("the vault's keys are now encrypted with VAULT_NEW_PASSWORD: set VAULT_PASSWORD to it (and unset VAULT_NEW_PASSWORD) for the next start");
     store = new KeyStore({ pool, masterKey, logger, ...(options.cacheSize ? { cacheSize: options.cacheSize } : {}) });
 
     const nc = await connectBus({ url: options.natsUrl, name: 'vault', credentials: options.natsCredentials ?? null, logger });

@@ -9,7 +9,7 @@ import { PlatformError, type Logger } from '@platform/common';
 import type { KeyRecord, SignatureRecord, UserRecord } from '@platform/bus';
 import { bytesToHex, generateKeyPair, hexToBytes, publicKeyFromPrivateKey, sign } from '@platform/crypto';
 import { findUser, insertUser, listUsers, type UserRow } from './db.js';
-import { open, seal } from './envelope.js';
+import { openUserKey, sealUserKey } from './user-key.js';
 import { Lru } from './lru.js';
 import * as validate from './validate.js';
 
@@ -26,8 +26,6 @@ export interface KeyStoreOptions {
   cacheSize?: number;
 }
 
-/** The associated data of a user's sealed key: the row's address (see envelope.ts). */
-const keyAad = (address: string) => `vault:user-key:${address}`;
 
 export class KeyStore {
   private readonly cache: Lru<string, UnlockedKey>;
@@ -43,7 +41,7 @@ export class KeyStore {
     const username = validate.username(usernameInput);
     const pair = generateKeyPair();
     const record: KeyRecord = { username, address: pair.address, pubkey: bytesToHex(pair.publicKey) };
-    const inserted = await insertUser(this.options.pool, { ...record, encrypted_key: seal(this.options.masterKey, pair.privateKey, keyAad(pair.address)) });
+    const inserted = await insertUser(this.options.pool, { ...record, encrypted_key: sealUserKey(this.options.masterKey, pair.privateKey, pair.address) });
     if (!inserted) throw new PlatformError('USER_EXISTS', `User ${username} already exists`);
     this.cache.set(username, { record, privateKey: pair.privateKey });
     this.options.logger.info({ username, address: record.address }, 'key created');
@@ -96,7 +94,7 @@ export class KeyStore {
   }
 
   private decrypt(row: UserRow): Uint8Array {
-    const opened = open(this.options.masterKey, row.encrypted_key, keyAad(row.address));
+    const opened = openUserKey(this.options.masterKey, row.encrypted_key, row.address);
     // the master key was checked at start, so a row that does not open, or opens
     // to another key than its public key, was altered in the database
     if (opened === null || !opensTo(opened, row.pubkey)) {

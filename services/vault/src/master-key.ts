@@ -39,6 +39,28 @@ export function masterKeyPath(dataDir: string): string {
   return resolve(dataDir, 'vault', 'master.key');
 }
 
+/**
+ * The master key of a new password, with a new salt, and what the meta
+ * table must then hold: re-encrypting the users' keys with it is the
+ * caller's, in the same transaction.
+ */
+export async function newPasswordKey(meta: MetaStore, password: string): Promise<Buffer> {
+  const kdf: KdfParams = { ...NEW_KDF, salt: randomBytes(16).toString('hex') };
+  const key = await deriveKey(password, kdf);
+  await meta.set('kdf', JSON.stringify(kdf));
+  await meta.set('key_check', seal(key, CHECK_PLAINTEXT, CHECK_AAD).toString('hex'));
+  return key;
+}
+
+/** Whether `password` is the one the vault's keys are encrypted with now. */
+export async function isCurrentPassword(meta: MetaStore, password: string): Promise<boolean> {
+  const kdfText = await meta.get('kdf');
+  const check = await meta.get('key_check');
+  if (kdfText === null || check === null) return false;
+  const opened = open(await deriveKey(password, JSON.parse(kdfText) as KdfParams), Buffer.from(check, 'hex'), CHECK_AAD);
+  return opened !== null && opened.equals(CHECK_PLAINTEXT);
+}
+
 export async function resolveMasterKey(meta: MetaStore, options: { password: string | null; dataDir: string }): Promise<Buffer> {
   const source: KeySource = options.password !== null ? 'password' : 'file';
   const storedSource = (await meta.get('key_source')) as KeySource | null;

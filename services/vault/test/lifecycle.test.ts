@@ -15,6 +15,16 @@ import { capturingLogger, vaultFixture, type VaultFixture } from './helpers.js';
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 
+async function sql(databaseUrl: string, text: string): Promise<Array<Record<string, Buffer>>> {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    return (await db.query(text)).rows;
+  } finally {
+    await db.end();
+  }
+}
+
 describe('vault - lifecycle', () => {
   let fixture: VaultFixture;
   let nc: NatsConnection;
@@ -72,6 +82,35 @@ describe('vault - lifecycle', () => {
     const sig = await call(nc, VAULT.sign, { username: 'bob', msgHash: 'cd'.repeat(32) });
     expect(recovers('cd'.repeat(32), sig, key.pubkey)).toBe(true);
     await vault.stop();
+  });
+
+  test('VAULT_NEW_PASSWORD rotates the password at a start: every key then opens with the new one only; a start that finds it done goes on', async () => {
+    const databaseUrl = await fixture.database('vault_rotate');
+    let vault = await fixture.start({ databaseUrl, env: { VAULT_PASSWORD: 'old password' } });
+    const keys = [await call(nc, VAULT.keyCreate, { username: 'rita' }), await call(nc, VAULT.keyCreate, { username: 'sam' })];
+    await vault.stop();
+    const sealedBefore = (await sql(databaseUrl, 'SELECT encrypted_key FROM vault.users ORDER BY username')).map((r) => r.encrypted_key);
+
+    const logger = capturingLogger();
+    vault = await fixture.start({ databaseUrl, env: { VAULT_PASSWORD: 'old password', VAULT_NEW_PASSWORD: 'new password' }, logger: logger.logger });
+    expect(logger.lines.join('\n')).toContain('now encrypted with VAULT_NEW_PASSWORD');
+    for (const [i, username] of ['rita', 'sam'].entries()) {
+      const sig = await call(nc, VAULT.sign, { username, msgHash: 'ab'.repeat(32) });
+      expect(recovers('ab'.repeat(32), sig, keys[i]!.pubkey)).toBe(true);
+    }
+    await vault.stop();
+    const sealedAfter = (await sql(databaseUrl, 'SELECT encrypted_key FROM vault.users ORDER BY username')).map((r) => r.encrypted_key);
+    expect(sealedAfter.map((b) => b.toString('hex'))).not.toEqual(sealedBefore.map((b) => b.toString('hex')));
+
+    // the same settings again (the operator has not changed VAULT_PASSWORD yet): the rotation is found done
+    vault = await fixture.start({ databaseUrl, env: { VAULT_PASSWORD: 'old password', VAULT_NEW_PASSWORD: 'new password' } });
+    await vault.stop();
+    await expect(fixture.start({ databaseUrl, env: { VAULT_PASSWORD: 'old password' } })).rejects.toThrow('VAULT_PASSWORD is not the password this vault was created with');
+    vault = await fixture.start({ databaseUrl, env: { VAULT_PASSWORD: 'new password' } });
+    const sig = await call(nc, VAULT.sign, { username: 'sam', msgHash: 'cd'.repeat(32) });
+    expect(recovers('cd'.repeat(32), sig, keys[1]!.pubkey)).toBe(true);
+    await vault.stop();
+    expect(() => fixture.config({ VAULT_NEW_PASSWORD: 'x' })).toThrow(/VAULT_PASSWORD must name the current one/);
   });
 
   test('two instances starting at once on a fresh database and data dir agree on one master key', async () => {
