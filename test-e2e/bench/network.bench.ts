@@ -152,18 +152,21 @@ async function network(): Promise<Row[]> {
     await throughput(up, counter, SECONDS);
     const grew = (await heightOf(up[0])) - h0;
     const productionRate = grew / ((performance.now() - grownFor) / 1000);
+    const target = await heightOf(up[0]);
+    const started = performance.now();
     const restarted = await net.startNode(3);
     const catcher = { node: restarted, token: await devToken(restarted, 'bench-catch-up') };
-    const target = await heightOf(up[0]);
-    const from = performance.now();
+    const ready = performance.now();
     while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 50));
-    const catchUpSeconds = (performance.now() - from) / 1000;
-    // the blocks applied after its start became ready (some may be applied before /ready answers: a floor of the rate)
-    const catchUpRate = grew / Math.max(catchUpSeconds, 0.05);
+    const done = performance.now();
+    // two bounds: from its start (its processes' start included: a floor of the rate), and from /ready (blocks applied before /ready answers counted as instant: a ceiling)
+    const fromStart = grew / ((done - started) / 1000);
+    const afterReady = grew / Math.max((done - ready) / 1000, 0.05);
     rows.push(
       { name: 'network: chain growth while node3 was down', value: productionRate, unit: 'blocks/s' },
-      { name: 'network: node3 catch-up after ready', value: catchUpRate, unit: 'blocks/s' },
-      { name: 'network: catch-up ÷ production', value: catchUpRate / Math.max(productionRate, 1e-9), unit: '×' },
+      { name: 'network: node3 catch-up from its start (floor)', value: fromStart, unit: 'blocks/s' },
+      { name: 'network: node3 catch-up after ready (ceiling)', value: afterReady, unit: 'blocks/s' },
+      { name: 'network: catch-up from its start ÷ production', value: fromStart / Math.max(productionRate, 1e-9), unit: '×' },
     );
     return rows;
   } finally {
