@@ -7,10 +7,10 @@
 // permissions always match the image the services run.
 import { ensureBusCredentials, natsAccounts } from '@platform/bus';
 import { NODE_NAME_PATTERN } from '@platform/common';
-import { natsServerConfig } from '@platform/launcher';
+import { NETWORK_ROUTE_USER, natsServerConfig } from '@platform/launcher';
 
 /** The user every route authenticates as; the launcher's network uses the same. */
-export const ROUTE_USER = 'route';
+export const ROUTE_USER = NETWORK_ROUTE_USER;
 /** The route port of every server of the chart. */
 export const CLUSTER_PORT = 6222;
 
@@ -26,6 +26,8 @@ export interface NatsConfigInput {
   credentialsDir: string;
   /** where the server accepts routes: the pod's IP (the advertised one), else every address */
   listenHost: string;
+  /** host:port the nodes of other clusters reach its routes at (NATS_CLUSTER_ADVERTISE), when not the pod's address */
+  advertise?: string;
 }
 
 const list = (text: string | undefined) => (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -41,7 +43,7 @@ export function natsConfigInputFromEnv(env: NodeJS.ProcessEnv): NatsConfigInput 
   const members = list(env.NETWORK_MEMBERS);
   for (const name of [node, ...members]) if (!NODE_NAME_PATTERN.test(name)) throw new Error(`"${name}" is not a node name (${NODE_NAME_PATTERN})`);
   if (!members.includes(node)) throw new Error(`NETWORK_MEMBERS (${members.join(', ')}) must name this node, ${node}`);
-  return { node, members, clusterName: need('NATS_CLUSTER_NAME'), routes: list(env.NATS_ROUTES), routePassword: need('ROUTE_PASSWORD'), credentialsDir: need('NATS_CREDENTIALS_DIR'), listenHost: env.POD_IP?.trim() || '0.0.0.0' };
+  return { node, members, clusterName: need('NATS_CLUSTER_NAME'), routes: list(env.NATS_ROUTES), routePassword: need('ROUTE_PASSWORD'), credentialsDir: need('NATS_CREDENTIALS_DIR'), listenHost: env.POD_IP?.trim() || '0.0.0.0', ...(env.NATS_CLUSTER_ADVERTISE?.trim() ? { advertise: env.NATS_CLUSTER_ADVERTISE.trim() } : {}) };
 }
 
 export function natsConfig(input: NatsConfigInput): string {
@@ -51,7 +53,7 @@ export function natsConfig(input: NatsConfigInput): string {
     node: input.node,
     accounts,
     host: input.listenHost,
-    cluster: { name: input.clusterName, port: CLUSTER_PORT, user: ROUTE_USER, password: input.routePassword, routes: input.routes },
+    cluster: { name: input.clusterName, port: CLUSTER_PORT, user: ROUTE_USER, password: input.routePassword, routes: input.routes, ...(input.advertise ? { advertise: input.advertise } : {}) },
   });
   // lame duck mode (the pod's preStop): clients leave over 30 s, within the pod's 60 s grace
   return `${server}lame_duck_duration: "30s"\nlame_duck_grace_period: "5s"\n`;

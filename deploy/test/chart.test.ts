@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { BUS_USERS } from '@platform/bus';
 import { CHART_DIR, K8S_EXAMPLE, parseManifests, readK8s, renderChart, renderK8s, valuesProfiles, type K8sObject } from '../src/chart.js';
 import { helm } from '../src/helm.js';
+import { natsConfigInputFromEnv } from '../src/nats-config.js';
 import { schemaProblems, unknownFields } from '../src/validate.js';
 import { README, readmeWithValuesReference } from '../src/values-doc.js';
 
@@ -81,6 +82,17 @@ test('the three-organisation wiring: per node a pod of its services, a PostgreSQ
   expect(named('PodDisruptionBudget', 'platform-nats').spec.maxUnavailable).toBe(1);
   expect(objects.filter((o) => o.kind === 'Ingress').map((o) => o.spec.rules[0].host)).toEqual(['node1.platform.example', 'node2.platform.example', 'node3.platform.example']);
   expect(objects.filter((o) => o.kind === 'NetworkPolicy')).toHaveLength(9);
+});
+
+test('a node behind another address for the other clusters advertises it: nodes[].natsAdvertise reaches its server\'s cluster configuration', () => {
+  const run = helm(['template', 'org4', CHART_DIR, '-f', join(CHART_DIR, 'values-join.yaml'), '--set', 'nodes[0].natsAdvertise=nats.org4.example:6222']);
+  expect(run.stderr).toBe('');
+  const nats = parseManifests(run.stdout).find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'org4-node4-nats')!;
+  const env = nats.spec.template.spec.initContainers[0].env as Array<{ name: string; value?: string }>;
+  expect(env.find((e) => e.name === 'NATS_CLUSTER_ADVERTISE')?.value).toBe('nats.org4.example:6222');
+  const input = natsConfigInputFromEnv({ NODE_NAME: 'node4', NETWORK_MEMBERS: 'node1,node4', NATS_CLUSTER_NAME: 'platform', ROUTE_PASSWORD: 'p', NATS_CREDENTIALS_DIR: '/nowhere', NATS_CLUSTER_ADVERTISE: 'nats.org4.example:6222' });
+  expect(input.advertise).toBe('nats.org4.example:6222');
+  expect(helm(['template', 'org4', CHART_DIR, '-f', join(CHART_DIR, 'values-join.yaml'), '--set', 'nodes[0].natsAdvertise=no-port']).stderr).toMatch(/natsAdvertise/);
 });
 
 test("the chart's list of NATS users is the bus's", () => {
