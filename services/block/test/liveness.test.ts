@@ -29,7 +29,7 @@ test('a chain whose results cannot be published is reported stuck, logged once, 
   const lines: Array<{ level: string; msg: string }> = [];
   await f.start({ logger: recordingLogger(lines) });
   const health = async () => (await call(f.nc, BLOCK.health, {})).chains;
-  expect(await health()).toEqual([{ chainId: '', height: 0, stuck: false, since: null, reason: null, retries: 0, halted: null }]);
+  expect(await health()).toEqual([{ chainId: '', height: 0, stuck: false, since: null, reason: null, retries: 0, halted: null, networkHeight: 0, agreedHeight: null }]);
 
   const jsm = await streamManager(f.nc);
   await jsm.streams.delete(STREAMS.exec.name);

@@ -72,6 +72,27 @@ export function installObservability(app: FastifyInstance, deps: ReadinessDeps):
     },
   });
 
+  new Gauge({
+    name: 'block_chain_network_height',
+    help: 'The last block the network ordered on a chain, as far as this node has heard',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of (await scrape()) ?? []) this.set({ chain: chainToken(c.chainId) }, c.networkHeight);
+    },
+  });
+  new Gauge({
+    name: 'block_chain_agreed_height',
+    help: 'The highest block a majority of the validators attested with the hash and state root this node applied (a network only)',
+    labelNames: ['chain'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const c of (await scrape()) ?? []) if (c.agreedHeight !== null) this.set({ chain: chainToken(c.chainId) }, c.agreedHeight);
+    },
+  });
+
   const hidden = { schema: { hide: true } };
   app.get('/health', hidden, async () => ({ status: 'ok' }));
   app.get('/ready', hidden, async (_request, reply) => {

@@ -47,8 +47,8 @@ describe('gateway readiness per chain', () => {
 
   test('a stuck chain makes /ready 503, naming the chain, why and since when; /metrics counts its retries', async () => {
     chains = [
-      { chainId: '', height: 12, stuck: false, since: null, reason: null, retries: 2, halted: null },
-      { chainId: PRIVATE, height: 7, stuck: true, since: SINCE, reason: 'message size exceeds maximum allowed', retries: 41, halted: null },
+      { chainId: '', height: 12, stuck: false, since: null, reason: null, retries: 2, halted: null, networkHeight: 14, agreedHeight: 11 },
+      { chainId: PRIVATE, height: 7, stuck: true, since: SINCE, reason: 'message size exceeds maximum allowed', retries: 41, halted: null, networkHeight: 7, agreedHeight: null },
     ];
     const ready = await get('/ready');
     expect(ready.statusCode).toBe(503);
@@ -66,14 +66,18 @@ describe('gateway readiness per chain', () => {
     expect(metrics).toContain(`block_chain_stuck{chain="${PRIVATE}"} 1`);
     expect(metrics).toContain('block_chain_stuck{chain="main"} 0');
     expect(metrics).toContain(`block_chain_height{chain="${PRIVATE}"} 7`);
+    // in a network: how far the network is, and how far this node agrees with it
+    expect(metrics).toContain('block_chain_network_height{chain="main"} 14');
+    expect(metrics).toContain('block_chain_agreed_height{chain="main"} 11');
+    expect(metrics).not.toContain(`block_chain_agreed_height{chain="${PRIVATE}"}`);
   });
 
   test('a halted chain is not progressing either; once every chain moves, the chains check passes', async () => {
-    chains = [{ chainId: '', height: 3, stuck: false, since: null, reason: null, retries: 0, halted: 'block 4 at stream sequence 9 cannot be applied: its parent hash is …' }];
+    chains = [{ chainId: '', height: 3, stuck: false, since: null, reason: null, retries: 0, halted: 'block 4 at stream sequence 9 cannot be applied: its parent hash is …', networkHeight: 4, agreedHeight: null }];
     const halted = JSON.parse((await get('/ready')).body);
     expect(halted.checks.chainsProgressing).toBe(false);
     expect(halted.chains.main).toMatchObject({ progressing: false, reason: expect.stringContaining('cannot be applied') });
-    chains = [{ chainId: '', height: 3, stuck: false, since: null, reason: null, retries: 0, halted: null }];
+    chains = [{ chainId: '', height: 3, stuck: false, since: null, reason: null, retries: 0, halted: null, networkHeight: 3, agreedHeight: null }];
     const fine = JSON.parse((await get('/ready')).body);
     expect(fine.checks.chainsProgressing).toBe(true);
     expect(fine.chains).toEqual({ main: { height: 3, progressing: true } });

@@ -232,4 +232,8 @@ export interface ChainHealthRecord {
   retries: number;
   /** why the chain stopped for good (a block that does not verify), or null */
   halted: string | null;
+  /** the last block the network ordered, as far as this node has heard */
+  networkHeight: number;
+  /** the highest block a majority of the validators attested with this node's hash and root; null on a node of its own */
+  agreedHeight: number | null;
 }

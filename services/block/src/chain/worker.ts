@@ -191,6 +191,8 @@ export class ChainWorker {
       reason: t?.reason ?? null,
       retries: this.retries,
       halted: this.halted?.message ?? null,
+      networkHeight: Math.max(this.head?.header.number ?? -1, this.networkHeight),
+      agreedHeight: this.attestations ? this.attestations.agreedHeight : null,
     };
   }
 
