@@ -145,7 +145,10 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
       if (entry.value !== undefined) value = String(entry.value).replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, name: string) => env[name] ?? m);
       else if (entry.valueFrom?.secretKeyRef) {
         const ref = entry.valueFrom.secretKeyRef;
-        value = secrets.get(ref.name)?.[ref.key] ?? (() => { throw new Error(`${pod.name}/${container.name}: ${entry.name} names Secret ${ref.name} key ${ref.key}, which is not rendered`); })();
+        const found = secrets.get(ref.name)?.[ref.key];
+        // as Kubernetes does: an optional key that is not there leaves the variable unset
+        if (found === undefined && ref.optional) continue;
+        value = found ?? (() => { throw new Error(`${pod.name}/${container.name}: ${entry.name} names Secret ${ref.name} key ${ref.key}, which is not rendered`); })();
       } else if (entry.valueFrom?.configMapKeyRef) {
         const ref = entry.valueFrom.configMapKeyRef;
         value = configMaps.get(ref.name)?.[ref.key] ?? (() => { throw new Error(`${pod.name}/${container.name}: ${entry.name} names ConfigMap ${ref.name} key ${ref.key}, which is not rendered`); })();
