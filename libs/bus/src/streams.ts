@@ -6,7 +6,7 @@
 // Two scopes (docs/network.md): the network's streams live in the NETWORK
 // account, shared by every node and replicated across their servers; a node's
 // own streams live in its account, on its own server.
-import type { Placement } from '@nats-io/jetstream';
+import { StorageType, type Placement } from '@nats-io/jetstream';
 import type { NodeConfig } from '@platform/common';
 import type { StreamSpec } from './jetstream.js';
 
@@ -46,9 +46,10 @@ export const STREAMS = {
    * what each node computed, `attest.<chain>.<node>`, msgID
    * `<chain>:<height>:<node>` (services/block, chain/attestations.ts): the
    * latest ones matter, so each node's last few hundred per chain are kept,
-   * for an hour at most
+   * for an hour at most, in memory (replicated, not written to disk: an
+   * attestation lost with every copy is one voice less at one height)
    */
-  attestations: { name: 'ATTEST', subjects: ['attest.>'], scope: 'network', max_msgs_per_subject: 256, max_age: 3_600 * 1_000_000_000 },
+  attestations: { name: 'ATTEST', subjects: ['attest.>'], scope: 'network', storage: StorageType.Memory, max_msgs_per_subject: 256, max_age: 3_600 * 1_000_000_000 },
 } as const satisfies Record<string, ScopedStreamSpec>;
 
 /** Where this node sits in its network: what a stream's declaration depends on. */
