@@ -119,7 +119,19 @@ async function network(): Promise<Row[]> {
   for (let i = 1; i <= 3; i++) ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort() });
   let net: RunningNetwork | null = null;
   try {
-    net = await startNetwork({ size: 3, env: benchEnv(dataDir), ports: (i) => ports.get(i)!, onLine: () => {}, readyTimeoutMs: 240_000 });
+    // after its restart, node3's main chain worker says when it starts applying and from which height, and each block it applies (its log at debug)
+    let chainStarted: { at: number; height: number } | null = null;
+    let catchUpTarget = Number.POSITIVE_INFINITY;
+    let caughtUpAt: number | null = null;
+    const onLine = (node: string, name: string, line: string) => {
+      if (node !== 'node3' || name !== 'block' || !(line.includes('chain started') || line.includes('applied a block from the stream'))) return;
+      const record = JSON.parse(line) as { chain?: string; height?: number; time?: string | number; msg?: string };
+      const at = typeof record.time === 'string' ? Date.parse(record.time) : (record.time ?? Date.now());
+      if (record.chain !== 'main' || typeof record.height !== 'number' || !Number.isFinite(at)) return;
+      if (record.msg === 'chain started') chainStarted = { at, height: record.height };
+      else if (record.height >= catchUpTarget && caughtUpAt === null) caughtUpAt = at;
+    };
+    net = await startNetwork({ size: 3, env: benchEnv(dataDir), ports: (i) => ports.get(i)!, onLine, readyTimeoutMs: 240_000 });
     const nodes = [1, 2, 3].map((i) => net!.running.get(i)!);
     const { clients, counter } = await prepare(nodes);
     const rows: Row[] = [];
@@ -153,21 +165,28 @@ async function network(): Promise<Row[]> {
     const grew = (await heightOf(up[0])) - h0;
     const productionRate = grew / ((performance.now() - grownFor) / 1000);
     const target = await heightOf(up[0]);
-    const started = performance.now();
-    const restarted = await net.startNode(3);
+    chainStarted = null;
+    catchUpTarget = target;
+    const started = Date.now();
+    const restarted = await net.startNode(3, { LOG_LEVEL: 'debug' });
     const catcher = { node: restarted, token: await devToken(restarted, 'bench-catch-up') };
-    const ready = performance.now();
-    while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 50));
-    const done = performance.now();
-    // two bounds: from its start (its processes' start included: a floor of the rate), and from /ready (blocks applied before /ready answers counted as instant: a ceiling)
+    while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 20));
+    const done = Date.now();
     const fromStart = grew / ((done - started) / 1000);
-    const afterReady = grew / Math.max((done - ready) / 1000, 0.05);
     rows.push(
       { name: 'network: chain growth while node3 was down', value: productionRate, unit: 'blocks/s' },
-      { name: 'network: node3 catch-up from its start (floor)', value: fromStart, unit: 'blocks/s' },
-      { name: 'network: node3 catch-up after ready (ceiling)', value: afterReady, unit: 'blocks/s' },
-      { name: 'network: catch-up from its start ÷ production', value: fromStart / Math.max(productionRate, 1e-9), unit: '×' },
+      { name: 'network: node3 catch-up from its process start', value: fromStart, unit: 'blocks/s' },
     );
+    // from the moment its chain worker started applying to the block that reached the target (its log): the blocks it had to apply over the time it took
+    const worker = chainStarted as { at: number; height: number } | null;
+    const end = (caughtUpAt as number | null) ?? done;
+    if (worker && target > worker.height) {
+      const applying = (target - worker.height) / (Math.max(end - worker.at, 20) / 1000);
+      rows.push(
+        { name: 'network: node3 catch-up from its chain worker\'s start', value: applying, unit: 'blocks/s' },
+        { name: 'network: catch-up ÷ production', value: applying / Math.max(productionRate, 1e-9), unit: '×' },
+      );
+    }
     return rows;
   } finally {
     await net?.stop();
