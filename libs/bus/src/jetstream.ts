@@ -2,7 +2,7 @@
 // that owns them, idempotently at its start (create, or update to the
 // declared configuration).
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type StreamConfig, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type StreamConfig, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { declaredStream, type ScopedStreamSpec, type StreamScope, type StreamTopology } from './streams.js';
 
 export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
@@ -90,6 +90,11 @@ export async function busJetStream(nc: NatsConnection, topology: StreamTopology)
   const node = { js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) };
   const of = (spec: { scope: StreamScope }) => (spec.scope === 'network' ? network : node);
   return { topology, network, node, ensure: (spec) => ensureStream(of(spec).jsm, declaredStream(spec, topology)) };
+}
+
+/** An append refused because the subject's last sequence was not the one it expected: another writer got there first (the fence of appends with `expect.lastSubjectSequence`). */
+export function isWrongLastSequence(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamWrongLastSequence;
 }
 
 function isNotFound(err: unknown): boolean {

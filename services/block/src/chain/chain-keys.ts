@@ -20,9 +20,8 @@
 //
 // Everything here is read from the GENESIS stream itself, so a question asked
 // before this node's consumer reached the chain is answered the same.
-import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, PlatformError, type ChainId, type Genesis, type Logger, type Validator } from '@platform/common';
-import { STREAMS, SUBJECTS, decodeJson, encodeJson, genesisMessageIsFor, type BusJetStream, type ChainKeyEpoch, type ChainKeyGrant, type GenesisStreamMessage, type SealedGenesis } from '@platform/bus';
+import { STREAMS, SUBJECTS, decodeJson, encodeJson, genesisMessageIsFor, isWrongLastSequence, type BusJetStream, type ChainKeyEpoch, type ChainKeyGrant, type GenesisStreamMessage, type SealedGenesis } from '@platform/bus';
 import { bytesToHex, generateChainKey, hexToBytes, open, seal, unwrapKey, wrapKey, type KeyPair } from '@platform/crypto';
 import { privateChainId } from './private-genesis.js';
 
@@ -57,7 +56,6 @@ export interface ChainKeyring {
   refresh(): Promise<void>;
 }
 
-const WRONG_LAST_SEQUENCE = 10071;
 
 /** What a wrapped key is bound to: one chain, one node, one epoch. */
 function wrapContext(chainId: ChainId, node: string, epoch: number): string {
@@ -182,7 +180,7 @@ export class ChainKeys {
       this.o.logger.info({ chain: chainId, epoch, organization, nodes: Object.keys(keys) }, 'an organization left the chain: a new key for the nodes that stay');
     } catch (err) {
       // another member node published this epoch first: its key is the one
-      if (!(err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)) throw err;
+      if (!isWrongLastSequence(err)) throw err;
     }
     await this.load(chainId);
   }

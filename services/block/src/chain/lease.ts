@@ -15,8 +15,7 @@
 // can accept two concurrent appends with the same expected sequence), so
 // the block stream's own fence (worker.ts: one msgID per height, and the
 // expected last sequence) is what keeps one block per height.
-import { JetStreamApiError } from '@nats-io/jetstream';
-import { PROPOSER_LEASE_MS, STREAMS, SUBJECTS, decodeJson, encodeJson, type BusJetStream } from '@platform/bus';
+import { PROPOSER_LEASE_MS, STREAMS, SUBJECTS, decodeJson, encodeJson, isWrongLastSequence, type BusJetStream } from '@platform/bus';
 import type { ChainId, Logger } from '@platform/common';
 
 /** what a lease message says: which node holds it, and with which key it signs blocks */
@@ -29,7 +28,6 @@ export interface LeaseRecord {
   released?: true;
 }
 
-const WRONG_LAST_SEQUENCE = 10071;
 /** a holder counts on its lease for this share of the lease's life after a renewal began, leaving the rest for the renewal's round trip and clock skew */
 const TRUST_SHARE = 0.6;
 /** how often a lease is renewed, or looked for when it is not held */
@@ -75,7 +73,7 @@ export class ProposerLease {
         this.o.logger.info({ seq: this.seq }, 'this node holds the proposer lease');
       }
     } catch (err) {
-      const lost = err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE;
+      const lost = isWrongLastSequence(err);
       if (this.seq > 0) this.o.logger.warn(lost ? {} : { err }, lost ? 'the proposer lease passed to another node' : 'the proposer lease could not be renewed');
       // a renewal whose fate is unknown is treated as lost: the block fence covers the rest of its life
       this.seq = 0;

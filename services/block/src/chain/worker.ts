@@ -20,10 +20,9 @@
 //   is published.
 import type { JsMsg } from '@nats-io/jetstream';
 import { headers, type MsgHdrs } from '@nats-io/nats-core';
-import { JetStreamApiError } from '@nats-io/jetstream';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { NETWORK_PULL_EXPIRES_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, isWrongLastSequence, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
 import { bytesToHex, epochOf, hexToBytes, openInEpoch, sealInEpoch, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -116,7 +115,6 @@ const BLOCK_WATCH_MS = 2_000;
 const RETRY_MS = 500;
 /** ack wait of admitted transactions: how soon those of a crashed block service are delivered again */
 const ADMITTED_ACK_WAIT_MS = 6_000;
-const WRONG_LAST_SEQUENCE = 10071;
 
 interface Stoppable {
   stop(): unknown;
@@ -466,7 +464,7 @@ export class ChainWorker {
         const stored = await this.o.bus.network.jsm.streams.getMessage(STREAMS.blocks.name, { seq: ack.seq });
         return stored && this.opened<Block>(subject, stored.data).hash === block.hash ? ack.seq : null;
       } catch (err) {
-        if (err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE) return null;
+        if (isWrongLastSequence(err)) return null;
         if (attempt >= APPEND_ATTEMPTS || this.stopped) throw err;
         this.log.warn({ err, attempt, height: block.header.number }, 'block append failed; retrying');
         await new Promise((r) => setTimeout(r, RETRY_MS));
