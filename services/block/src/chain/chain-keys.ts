@@ -62,6 +62,12 @@ function wrapContext(chainId: ChainId, node: string, epoch: number): string {
   return `chain-key:${chainId}:${node}:${epoch}`;
 }
 
+/** The key to seal with now, and its epoch; null when this node does not hold the current epoch's key (its organization left the chain). */
+export function currentKey(ring: Keyring | null | undefined): { epoch: number; key: Uint8Array } | null {
+  const key = ring?.keys.get(ring.current);
+  return ring && key ? { epoch: ring.current, key } : null;
+}
+
 /** A chain this node has no key for: to the asking service, as unknown as one that does not exist. */
 function notOurs(chainId: string): PlatformError {
   return new PlatformError('NOT_FOUND', `this node holds no private chain ${chainId}`, { chainId });
@@ -103,33 +109,40 @@ export class ChainKeys {
     return this.rings.get(chainId) ?? (await this.load(chainId));
   }
 
+  /** The chain's keys read from the stream again (a new epoch, a grant). */
+  reload(chainId: ChainId): Promise<Keyring | null> {
+    return this.load(chainId);
+  }
+
   /** The chain's keys as its worker uses them; the keyring must have been loaded (ring). */
   keyring(chainId: ChainId): ChainKeyring {
+    // every message of an epoch not read yet asks for a reload: one at a time serves them all
+    let reloading: Promise<void> | null = null;
     return {
-      sealing: () => {
-        const ring = this.rings.get(chainId);
-        const key = ring?.keys.get(ring.current);
-        return ring && key ? { epoch: ring.current, key } : null;
-      },
+      sealing: () => currentKey(this.rings.get(chainId)),
       opening: (epoch) => this.rings.get(chainId)?.keys.get(epoch) ?? null,
-      refresh: async () => {
-        await this.load(chainId);
-      },
+      refresh: () =>
+        (reloading ??= this.load(chainId)
+          .then(() => undefined)
+          .finally(() => (reloading = null))),
     };
+  }
+
+  /** The keys of a chain another service asks about (its ID not checked yet): null for what is no private chain's ID. */
+  private async requestedRing(chainId: unknown): Promise<Keyring | null> {
+    return typeof chainId === 'string' && /^[0-9a-f]{64}$/.test(chainId) ? this.ring(chainId) : null;
   }
 
   /** The current key for the other services: NOT_FOUND when this node holds none, or no longer. */
   async requireCurrentKey(chainId: string): Promise<{ key: Uint8Array; epoch: number }> {
-    const ring = typeof chainId === 'string' && /^[0-9a-f]{64}$/.test(chainId) ? await this.ring(chainId) : null;
-    const key = ring?.keys.get(ring.current);
-    if (!ring || !key) throw notOurs(chainId);
-    return { key, epoch: ring.current };
+    const current = currentKey(await this.requestedRing(chainId));
+    if (!current) throw notOurs(chainId);
+    return current;
   }
 
   /** A chain's genesis, opened and checked against its ID; NOT_FOUND when this node holds no key for it, UNPROCESSABLE when it is not the chain's. */
   async genesisOf(chainId: string): Promise<Genesis> {
-    const ring = typeof chainId === 'string' && /^[0-9a-f]{64}$/.test(chainId) ? await this.ring(chainId) : null;
-    const key = ring?.keys.get(0);
+    const key = (await this.requestedRing(chainId))?.keys.get(0);
     const sealedGenesis = key ? await this.sealedGenesis(chainId) : null;
     if (!key || !sealedGenesis) throw notOurs(chainId);
     const genesis = decodeJson<Genesis>(open(key, Buffer.from(sealedGenesis.sealed, 'base64'), SUBJECTS.chains.genesis(chainId)));
@@ -146,7 +159,7 @@ export class ChainKeys {
    */
   async grantTo(chainId: ChainId, organization: string): Promise<void> {
     const ring = await this.load(chainId);
-    if (!ring || !ring.keys.has(ring.current)) return;
+    if (!ring || !currentKey(ring)) return;
     for (const { node, publicKey } of this.nodesOfOrganizations(new Set([organization]))) {
       if (ring.holders.has(node)) continue;
       await this.o.bus.network.js.publish(SUBJECTS.chains.genesisKey(chainId, node), encodeJson(keyGrant(chainId, node, publicKey, ring.keys)), { msgID: `key:${chainId}:${ring.current}:${node}` });

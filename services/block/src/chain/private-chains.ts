@@ -13,7 +13,7 @@ import { NETWORK_PULL_EXPIRES_MS, STREAMS, chainToken, type GenesisStreamMessage
 import { validCertificateOf } from '@platform/identity';
 import type { HeldChain } from '../endpoints.js';
 import { ChainStore } from '../state/store.js';
-import type { ChainKeys } from './chain-keys.js';
+import { currentKey, type ChainKeys } from './chain-keys.js';
 import { privateGenesisError } from './private-genesis.js';
 import { ChainWorker, type ChainWorkerOptions } from './worker.js';
 
@@ -83,8 +83,7 @@ export class PrivateChains {
   private async startChain(chainId: ChainId): Promise<void> {
     if (this.stopped) return;
     if (this.workers.has(chainId)) return this.checkStillMember(chainId);
-    const ring = await this.o.chainKeys.ring(chainId);
-    if (!ring || !ring.keys.has(ring.current)) return;
+    if (!currentKey(await this.o.chainKeys.ring(chainId))) return;
     const genesis = await this.o.chainKeys.genesisOf(chainId);
     const why = privateGenesisError(genesis);
     if (why) {
@@ -135,9 +134,7 @@ export class PrivateChains {
   private async checkStillMember(chainId: ChainId): Promise<void> {
     const running = this.workers.get(chainId);
     if (!running) return;
-    await this.o.chainKeys.keyring(chainId).refresh();
-    const ring = await this.o.chainKeys.ring(chainId);
-    if (ring && ring.keys.has(ring.current)) return;
+    if (currentKey(await this.o.chainKeys.reload(chainId))) return;
     this.o.logger.info({ chain: chainId }, 'this node\'s organization left the chain: it no longer runs it');
     this.workers.delete(chainId);
     this.o.held.delete(chainId);
