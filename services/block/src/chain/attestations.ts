@@ -112,7 +112,7 @@ export class Attestations {
 
   async start(): Promise<void> {
     const consumer = await this.o.bus.network.js.consumers.get(STREAMS.attestations.name, {
-      filter_subjects: `${SUBJECTS.block.attestation(this.o.chainId, '*')}`,
+      filter_subjects: SUBJECTS.block.attestation(this.o.chainId, '*'),
       // each node's latest, then as they come: enough to know where the network agrees after a restart
       deliver_policy: DeliverPolicy.LastPerSubject,
     });

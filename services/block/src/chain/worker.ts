@@ -183,30 +183,31 @@ export class ChainWorker {
     const t = this.trouble;
     return {
       chainId: this.chainId,
-      height: this.head?.header.number ?? -1,
       stuck: t !== null && t.rounds >= STUCK_AFTER,
       since: t?.since ?? null,
       reason: t?.reason ?? null,
       retries: this.retries,
       halted: this.halted?.message ?? null,
-      networkHeight: Math.max(this.head?.header.number ?? -1, this.networkHeight),
-      agreedHeight: this.attestations ? this.attestations.agreedHeight : null,
+      ...this.heights(),
     };
   }
 
   /** Where the chain stands here against the network (the node's metadata). */
   status(): ChainStatusRecord {
-    const height = this.head?.header.number ?? -1;
     return {
       chainId: this.chainId,
-      height,
       hash: this.head?.hash ?? '',
       stateRoot: this.head?.header.stateRoot ?? '',
-      networkHeight: Math.max(height, this.networkHeight),
-      agreedHeight: this.attestations ? this.attestations.agreedHeight : null,
       proposer: this.lease?.held() ?? false,
       halted: this.halted?.message ?? null,
+      ...this.heights(),
     };
+  }
+
+  /** The chain's heights here, as far as the network is, and as far as a majority of the validators agrees with this node (health and status both say them). */
+  private heights(): { height: number; networkHeight: number; agreedHeight: number | null } {
+    const height = this.head?.header.number ?? -1;
+    return { height, networkHeight: Math.max(height, this.networkHeight), agreedHeight: this.attestations ? this.attestations.agreedHeight : null };
   }
 
   async start(): Promise<void> {
