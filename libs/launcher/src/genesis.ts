@@ -120,7 +120,7 @@ export function newMainGenesis(accounts: Genesis['accounts'] = [], trustedRoots:
 }
 
 /** The key of a key file (64 hex); a file that is not a key stops the start, naming the file and whose key it is. */
-function readKeyPair(path: string, whose = 'the faucet\'s private key'): KeyPair {
+export function readKeyPair(path: string, whose = 'the faucet\'s private key'): KeyPair {
   const text = readFileSync(path, 'utf8').trim().replace(/^0x/i, '');
   if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new Error(`${path} must hold ${whose} as 64 hex digits`);
   return keyPairFromPrivateKey(hexToBytes(text));

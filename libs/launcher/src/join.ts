@@ -10,8 +10,8 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Genesis, JoinConfig } from '@platform/common';
-import { hexToBytes, keyPairFromPrivateKey } from '@platform/crypto';
 import { nodeCaFiles } from '@platform/identity';
+import { readKeyPair } from './genesis.js';
 import { NETWORK_CLUSTER_NAME, NETWORK_ROUTE_USER, networkReplicas, type NatsClusterOptions } from './nats.js';
 
 export interface JoinedNetwork {
@@ -74,7 +74,7 @@ export function prepareJoin(join_: JoinConfig, node: string, dataDir: string): J
   const keyFile = join(dataDir, 'block', 'node.key');
   if (validator) {
     if (!existsSync(keyFile)) throw new Error(`${node} is a validator of the network, and its block-signing key (${keyFile}) is missing: set NODE_KEYS_DIR to its keys`);
-    const address = keyPairFromPrivateKey(hexToBytes(readFileSync(keyFile, 'utf8').trim())).address;
+    const { address } = readKeyPair(keyFile, `${node}'s block-signing key`);
     if (address !== validator.address) throw new Error(`${keyFile} is not ${node}'s key: the genesis names ${validator.address}, the file holds ${address}'s`);
   }
   for (const [variable, file] of Object.entries({ NATS_ROUTE_TLS_CERT: join_.routeTls?.certFile, NATS_ROUTE_TLS_KEY: join_.routeTls?.keyFile, NATS_ROUTE_TLS_CA: join_.routeTls?.caFile })) {

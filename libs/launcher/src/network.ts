@@ -57,7 +57,6 @@ export interface RunningNetwork {
   stop(): Promise<void>;
 }
 
-
 function defaultPorts(env: Record<string, string | undefined>): (index: number) => NodePorts {
   const base = (name: string, fallback: number) => Number(env[name] ?? fallback);
   return (index) => ({

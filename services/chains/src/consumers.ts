@@ -11,7 +11,7 @@
 //   private chain, and a contract of their own emitting `OrgAdded` must not
 //   let them in.
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BLOCK, NETWORK_PULL_EXPIRES_MS, genesisMessageIsFor, STREAMS, SUBJECTS, call, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream, type ChainKeyGrant, type SealedGenesis } from '@platform/bus';
+import { BLOCK, NETWORK_PULL_EXPIRES_MS, genesisMessageIsFor, STREAMS, SUBJECTS, call, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream, type GenesisStreamMessage } from '@platform/bus';
 import { GOVERNANCE_ADDRESS, MAIN_CHAIN, MEMBER_ADDED_EVENTS, MEMBER_REMOVED_EVENTS, PlatformError, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import { inTransaction, type Client, type Db } from './db.js';
@@ -76,14 +76,14 @@ export async function startConsumers(options: { nc: NatsConnection; bus: BusJetS
   const geneses = await (await bus.network.js.consumers.get(STREAMS.geneses.name, genesisConsumer)).consume({ expires: NETWORK_PULL_EXPIRES_MS });
   const genesisLoop = (async () => {
     for await (const m of geneses) {
-      let message: SealedGenesis | ChainKeyGrant | null = null;
+      let message: GenesisStreamMessage | null = null;
       try {
-        message = m.json<SealedGenesis | ChainKeyGrant>();
+        message = m.json<GenesisStreamMessage>();
       } catch {
         // nothing to store
       }
       if (!message || typeof message.chainId !== 'string') {
-        logger.error({ seq: m.seq }, 'a message of the GENESIS stream is not a sealed genesis or a chain\'s key; skipped');
+        logger.error({ seq: m.seq }, 'a message of the GENESIS stream is not a sealed genesis or a chain\'s keys; skipped');
         m.term();
         continue;
       }
