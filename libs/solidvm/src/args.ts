@@ -3,9 +3,9 @@
 // string keys), positional JSON arrays, and the raw-transaction text form
 // `(1,2,"x")`. A mismatch names the parameter and the expected type.
 import { parseJsonLossless } from '@platform/common';
-import type { Param } from './compiler.js';
 import { VmFailure } from './errors.js';
 import { bytesToHex, hexToBytes, utf8 } from './hash.js';
+import type { Param } from './scope.js';
 import { typeName, type SType } from './types.js';
 import { keyText, parseAccount, parseDecimal } from './values.js';
 

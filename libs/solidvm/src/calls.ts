@@ -2,40 +2,13 @@
 // constructors and the built-in functions (require, keccak256, abi.*, the
 // SolidVM identity built-ins…).
 import { abiDecode, abiEncode, abiEncodePacked, selectorOf } from './abi.js';
-import { compilerFor, interfaceOf, invoke, type CFn, type ContractRt } from './compiler.js';
-import type { FnScope } from './compiler.js';
 import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_INTERNAL_FN, PANIC_POP_EMPTY, VmFailure, panic, revertBare, revertWith } from './errors.js';
-import {
-  coerce,
-  concrete,
-  constCE,
-  compileExpr,
-  explicitConversion,
-  implicitlyConvertible,
-  isFree,
-  lookupTypeNode,
-  storageRef,
-  toMemoryValue,
-  type CE,
-} from './expr.js';
+import { coerce, concrete, constCE, explicitConversion, implicitlyConvertible, isFree, lookupTypeNode, storageRef, toMemoryValue } from './expr.js';
 import { bytesToHex, ecrecoverAddress, hexToBytes, keccak256, ripemd160, sha256, utf8 } from './hash.js';
-import { HaltSignal, callExternal, createByContract, transferValue } from './interop.js';
+import { HaltSignal, callExternal, createByContract, invoke, transferValue } from './interop.js';
 import { deleteDeep, readDeep, readLength, writeDeep, type Frame } from './runtime.js';
-import {
-  ACCOUNT,
-  ADDRESS,
-  BOOL,
-  BYTES,
-  BYTES32,
-  STRING,
-  UINT256,
-  VOID,
-  elementaryType,
-  fbytesT,
-  isValueType,
-  typeName,
-  type SType,
-} from './types.js';
+import type { CE, CFn, ContractRt, FnScope } from './scope.js';
+import { ACCOUNT, ADDRESS, BOOL, BYTES, BYTES32, STRING, UINT256, VOID, elementaryType, fbytesT, isValueType, typeName, type SType } from './types.js';
 import { fail, lookupType, type ContractInfo, type EventDef, type Node } from './unit.js';
 import { AccountValue, defaultValue, keyText, renderEventValue } from './values.js';
 
@@ -158,7 +131,7 @@ function pointerCall(sc: FnScope, P: CE, argNodes: Node[], names: string[], node
   const t = P.t as Extract<SType, { k: 'function' }>;
   if (names.length) err(node, 'named arguments cannot be used in a call through a function value');
   if (argNodes.length !== t.params.length) err(node, `the function takes ${t.params.length} arguments, ${argNodes.length} given`);
-  const evs = argNodes.map((a, i) => toMemoryValue(sc, coerce(sc, compileExpr(sc, a), t.params[i], a), t.params[i]).ev);
+  const evs = argNodes.map((a, i) => toMemoryValue(sc, coerce(sc, sc.expr(a), t.params[i], a), t.params[i]).ev);
   sc.calls(node, { name: 'a function value', mutability: t.mutability });
   const pev = P.ev;
   const ev = (f: Frame): unknown => {
@@ -192,7 +165,7 @@ export function compileCall(sc: FnScope, node: Node): CE {
     case 'ElementaryTypeName': {
       const t = elementaryType(callee.name);
       if (!t) return err(callee, `unknown type ${callee.name}`);
-      return explicitConversion(sc, t, argNodes.map((a) => compileExpr(sc, a)), node);
+      return explicitConversion(sc, t, argNodes.map((a) => sc.expr(a)), node);
     }
     case 'Identifier':
       return identifierCall(sc, callee.name, argNodes, names, node);
@@ -201,7 +174,7 @@ export function compileCall(sc: FnScope, node: Node): CE {
     case 'ArrayTypeName':
       return err(callee, 'array types cannot be called');
     default: {
-      const P = compileExpr(sc, callee);
+      const P = sc.expr(callee);
       if (P.t.k === 'function') return pointerCall(sc, P, argNodes, names, node);
       return err(callee, 'expression is not callable');
     }
@@ -209,13 +182,13 @@ export function compileCall(sc: FnScope, node: Node): CE {
 }
 
 function compileArgs(sc: FnScope, nodes: Node[]): CE[] {
-  return nodes.map((a) => compileExpr(sc, a));
+  return nodes.map((a) => sc.expr(a));
 }
 
 function identifierCall(sc: FnScope, name: string, argNodes: Node[], names: string[], node: Node): CE {
   if (!isFree(sc, name)) {
     const l = sc.lookup(name);
-    if (l?.t.k === 'function') return pointerCall(sc, compileExpr(sc, node.expression), argNodes, names, node);
+    if (l?.t.k === 'function') return pointerCall(sc, sc.expr(node.expression), argNodes, names, node);
     return err(node, `${name} is not a function`);
   }
   const fns = sc.cc.fnTable.get(name);
@@ -225,7 +198,7 @@ function identifierCall(sc: FnScope, name: string, argNodes: Node[], names: stri
     return internalCall(sc, fn, ordered, node);
   }
   if (sc.cc.K) {
-    const free = compilerFor(sc.cc.cu, null).fnTable.get(name);
+    const free = sc.contract(null).fnTable.get(name);
     if (free) {
       const args = compileArgs(sc, argNodes);
       const [fn, ordered] = pickOverload(sc, free, args, names, node);
@@ -251,7 +224,7 @@ function structConstructor(sc: FnScope, t: Extract<SType, { k: 'struct' }>, argN
     if (fd.t.k === 'mapping') return () => new Map();
     const i = names.length ? names.indexOf(fd.name) : fields.indexOf(fd);
     if (i < 0) err(node, `missing member ${fd.name} of ${t.name}`);
-    return toMemoryValue(sc, coerce(sc, compileExpr(sc, argNodes[i]), fd.t, argNodes[i]), fd.t).ev;
+    return toMemoryValue(sc, coerce(sc, sc.expr(argNodes[i]), fd.t, argNodes[i]), fd.t).ev;
   });
   return { t, ev: (f) => byField.map((e) => e(f)) };
 }
@@ -300,7 +273,7 @@ const CERT_MAP: SType = { k: 'mapping', key: STRING, value: STRING };
 
 function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): CE | undefined {
   const n = argNodes.length;
-  const arg = (i: number, t: SType) => toMemoryValue(sc, coerce(sc, compileExpr(sc, argNodes[i]), t, argNodes[i]), t).ev;
+  const arg = (i: number, t: SType) => toMemoryValue(sc, coerce(sc, sc.expr(argNodes[i]), t, argNodes[i]), t).ev;
   switch (name) {
     case 'require': {
       if (n < 1 || n > 2) err(node, 'require takes one or two arguments');
@@ -404,7 +377,7 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
       return { t: ADDRESS, ev: arg(0, ADDRESS) };
     case 'account': {
       if (n === 0 || n > 2) err(node, 'account takes one or two arguments');
-      const first = compileExpr(sc, argNodes[0]);
+      const first = sc.expr(argNodes[0]);
       if (n === 1 && first.t.k === 'string') return explicitConversion(sc, ACCOUNT, [first], node);
       let a: (f: Frame) => any;
       if (first.t.k === 'lit') {
@@ -415,7 +388,7 @@ function builtinCall(sc: FnScope, name: string, argNodes: Node[], node: Node): C
         a = () => hex;
       } else a = coerce(sc, first, first.t.k === 'contract' ? first.t : ADDRESS, argNodes[0]).ev;
       if (n === 1) return { t: ACCOUNT, ev: (f) => new AccountValue(a(f), null) };
-      const c = compileExpr(sc, argNodes[1]);
+      const c = sc.expr(argNodes[1]);
       if (c.t.k === 'string') {
         const cs = c.ev;
         return {
@@ -507,7 +480,7 @@ function abiCall(sc: FnScope, m: string, argNodes: Node[], node: Node): CE {
     }
     case 'decode': {
       if (argNodes.length !== 2) err(node, 'abi.decode takes data and a tuple of types');
-      const d = coerce(sc, compileExpr(sc, argNodes[0]), BYTES, argNodes[0]).ev;
+      const d = coerce(sc, sc.expr(argNodes[0]), BYTES, argNodes[0]).ev;
       const types = typeListOf(sc, argNodes[1]);
       const t: SType = types.length === 1 ? types[0] : { k: 'tuple', items: types };
       const decode = (f: Frame) => abiDecode(types, d(f), (bytes) => f.x.countAllocation(bytes));
@@ -519,10 +492,10 @@ function abiCall(sc: FnScope, m: string, argNodes: Node[], node: Node): CE {
 
 function concatCall(sc: FnScope, kind: 'string' | 'bytes', argNodes: Node[]): CE {
   if (kind === 'string') {
-    const evs = argNodes.map((a) => coerce(sc, compileExpr(sc, a), STRING, a).ev);
+    const evs = argNodes.map((a) => coerce(sc, sc.expr(a), STRING, a).ev);
     return { t: STRING, ev: (f) => f.x.memString(evs.map((e) => e(f)).join('')) };
   }
-  const args = argNodes.map((a) => toMemoryValue(sc, compileExpr(sc, a), BYTES));
+  const args = argNodes.map((a) => toMemoryValue(sc, sc.expr(a), BYTES));
   const types = args.map((a) => a.t);
   return { t: BYTES, ev: (f) => f.x.memBytes(abiEncodePacked(types, args.map((a) => a.ev(f)))) };
 }
@@ -542,13 +515,13 @@ function usingCandidates(sc: FnScope, t: SType, m: string): CFn[] {
     if (u.lib) {
       const lib = sc.unit.contracts.get(u.lib);
       if (!lib) continue;
-      const fns = compilerFor(sc.cc.cu, lib).fnTable.get(m);
+      const fns = sc.contract(lib).fnTable.get(m);
       if (fns) out.push(...fns.filter((f) => f.params.length > 0));
     } else {
       for (const name of u.fns) {
         const [libName, fnName] = name.includes('.') ? name.split('.') : [null, name];
         if (fnName !== m) continue;
-        const cc = compilerFor(sc.cc.cu, libName ? sc.unit.contracts.get(libName) ?? null : null);
+        const cc = sc.contract(libName ? sc.unit.contracts.get(libName) ?? null : null);
         const fns = cc.fnTable.get(m);
         if (fns) out.push(...fns.filter((f) => f.params.length > 0));
       }
@@ -569,7 +542,7 @@ function memberCall(sc: FnScope, callee: Node, argNodes: Node[], names: string[]
     if (c) {
       const args = compileArgs(sc, argNodes);
       if (c.kind === 'library') {
-        const fns = compilerFor(sc.cc.cu, c).fnTable.get(m);
+        const fns = sc.contract(c).fnTable.get(m);
         if (!fns) return err(callee, `library ${c.name} has no function ${m}`);
         const [fn, ordered] = pickOverload(sc, fns, args, names, node);
         return internalCall(sc, fn, ordered, node);
@@ -589,18 +562,18 @@ function memberCall(sc: FnScope, callee: Node, argNodes: Node[], names: string[]
     }
     const udvt = lookupType(sc.unit, sc.owner, baseName);
     if (udvt && (m === 'wrap' || m === 'unwrap') && (sc.owner?.udvts.has(baseName) || sc.unit.udvts.has(baseName))) {
-      return coerce(sc, compileExpr(sc, argNodes[0]), udvt, argNodes[0]);
+      return coerce(sc, sc.expr(argNodes[0]), udvt, argNodes[0]);
     }
   }
-  const B = compileExpr(sc, base);
+  const B = sc.expr(base);
   const t = B.t;
   if (t.k === 'array' && (m === 'push' || m === 'pop')) return arrayMethod(sc, B, m, argNodes, node);
   if (t.k === 'bytes' && (m === 'push' || m === 'pop') && B.stScalar && B.lv) return storageBytesMethod(sc, B, m, argNodes, node);
   if ((t.k === 'address' || t.k === 'contract') && (m === 'transfer' || m === 'send' || m === 'call')) {
-    if (t.k === 'address' || !interfaceOf(sc.cc.cu, t.name).has(m)) return addressMethod(sc, B, m, argNodes, opts, node);
+    if (t.k === 'address' || !sc.iface(t.name).has(m)) return addressMethod(sc, B, m, argNodes, opts, node);
   }
   if (t.k === 'contract') {
-    const fns = interfaceOf(sc.cc.cu, t.name).get(m);
+    const fns = sc.iface(t.name).get(m);
     if (fns) return externalCall(sc, B, fns, argNodes, names, opts, node);
   }
   const using = usingCandidates(sc, t, m);
@@ -610,7 +583,7 @@ function memberCall(sc: FnScope, callee: Node, argNodes: Node[], names: string[]
     return internalCall(sc, fn, ordered, node);
   }
   if (t.k === 'contract') return err(callee, `contract ${t.name} has no function ${m}`);
-  if (t.k === 'struct' && t.fields[t.index.get(m) ?? -1]?.t.k === 'function') return pointerCall(sc, compileExpr(sc, callee), argNodes, names, node);
+  if (t.k === 'struct' && t.fields[t.index.get(m) ?? -1]?.t.k === 'function') return pointerCall(sc, sc.expr(callee), argNodes, names, node);
   return err(callee, `type ${typeName(t)} has no function ${m}`);
 }
 
@@ -644,7 +617,7 @@ function storageBytesMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], nod
     };
   }
   if (argNodes.length > 1) err(node, 'push takes at most one argument');
-  const v = argNodes.length ? coerce(sc, compileExpr(sc, argNodes[0]), fbytesT(1), argNodes[0]).ev : () => 0n;
+  const v = argNodes.length ? coerce(sc, sc.expr(argNodes[0]), fbytesT(1), argNodes[0]).ev : () => 0n;
   return {
     t: argNodes.length ? VOID : fbytesT(1),
     ev: (f) => {
@@ -668,7 +641,7 @@ function arrayMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], node: Node
   if (!B.st) {
     // memory arrays can grow in SolidVM (JavaScript arrays)
     if (m === 'pop') return { t: VOID, ev: (f) => ((bev(f) as unknown[]).length ? void (bev(f) as unknown[]).pop() : panic(PANIC_POP_EMPTY)) };
-    const v = argNodes.length ? toMemoryValue(sc, coerce(sc, compileExpr(sc, argNodes[0]), et, argNodes[0]), et).ev : () => defaultValue(et);
+    const v = argNodes.length ? toMemoryValue(sc, coerce(sc, sc.expr(argNodes[0]), et, argNodes[0]), et).ev : () => defaultValue(et);
     return { t: UINT256, ev: (f) => BigInt((bev(f) as unknown[]).push(v(f))) };
   }
   sc.writesState(node);
@@ -695,7 +668,7 @@ function arrayMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], node: Node
     });
     return ref;
   }
-  const V = coerce(sc, compileExpr(sc, argNodes[0]), et, argNodes[0]);
+  const V = coerce(sc, sc.expr(argNodes[0]), et, argNodes[0]);
   const vst = V.st;
   const vev = V.ev;
   // SolidVM legacy: push(x) returns the new length
@@ -719,7 +692,7 @@ function addressMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], opts: Ca
   const a = B.ev;
   if (m === 'transfer' || m === 'send') {
     if (argNodes.length !== 1) err(node, `${m} takes one argument`);
-    const v = coerce(sc, compileExpr(sc, argNodes[0]), UINT256, argNodes[0]).ev;
+    const v = coerce(sc, sc.expr(argNodes[0]), UINT256, argNodes[0]).ev;
     if (m === 'transfer') return { t: VOID, ev: (f) => transferValue(f.x, f.self, a(f), v(f)) };
     return {
       t: BOOL,
@@ -733,8 +706,8 @@ function addressMethod(sc: FnScope, B: CE, m: string, argNodes: Node[], opts: Ca
     };
   }
   // call{value: v}(""): a plain value transfer; SolidVM has no calldata to dispatch on
-  const v = opts.value ? coerce(sc, compileExpr(sc, opts.value), UINT256, opts.value).ev : () => 0n;
-  const data = argNodes.length ? coerce(sc, compileExpr(sc, argNodes[0]), BYTES, argNodes[0]).ev : () => new Uint8Array(0);
+  const v = opts.value ? coerce(sc, sc.expr(opts.value), UINT256, opts.value).ev : () => 0n;
+  const data = argNodes.length ? coerce(sc, sc.expr(argNodes[0]), BYTES, argNodes[0]).ev : () => new Uint8Array(0);
   return {
     t: { k: 'tuple', items: [BOOL, BYTES] },
     ev: (f) => {
@@ -755,7 +728,7 @@ function externalCall(sc: FnScope, B: CE, fns: CFn[], argNodes: Node[], names: s
   if (opts.value) sc.writesState(node, 'sends value');
   const evs = argValues(sc, fn, ordered, node);
   const target = B.ev;
-  const value = opts.value ? coerce(sc, compileExpr(sc, opts.value), UINT256, opts.value).ev : null;
+  const value = opts.value ? coerce(sc, sc.expr(opts.value), UINT256, opts.value).ev : null;
   const { name, sig } = fn;
   const r = returnType(fn);
   return {
@@ -774,13 +747,13 @@ function newExpr(sc: FnScope, typeNode: Node, argNodes: Node[], opts: CallOpts, 
   if (typeNode.type === 'ArrayTypeName') {
     const t = lookupTypeNode(sc, typeNode);
     if (t.k !== 'array' || t.len !== null) return err(node, 'new needs a dynamic array type');
-    const n = coerce(sc, compileExpr(sc, argNodes[0]), UINT256, argNodes[0]).ev;
+    const n = coerce(sc, sc.expr(argNodes[0]), UINT256, argNodes[0]).ev;
     const et = t.elem;
     // the length is checked before anything is allocated: `new uint[](2**200)` fails on the limit, not in the engine
     return { t, ev: (f) => Array.from({ length: f.x.memAlloc(32n * (n(f) as bigint)) / 32 }, () => defaultValue(et)) };
   }
   if (typeNode.type === 'ElementaryTypeName' && (typeNode.name === 'bytes' || typeNode.name === 'string')) {
-    const n = coerce(sc, compileExpr(sc, argNodes[0]), UINT256, argNodes[0]).ev;
+    const n = coerce(sc, sc.expr(argNodes[0]), UINT256, argNodes[0]).ev;
     if (typeNode.name === 'string') return { t: STRING, ev: (f) => '\0'.repeat(f.x.memAlloc(n(f) as bigint)) };
     return { t: BYTES, ev: (f) => new Uint8Array(f.x.memAlloc(n(f) as bigint)) };
   }
@@ -790,12 +763,12 @@ function newExpr(sc: FnScope, typeNode: Node, argNodes: Node[], opts: CallOpts, 
   if (!c) return err(typeNode, `unknown contract ${name}`);
   if (c.kind !== 'contract') return err(typeNode, `cannot create an instance of ${c.kind} ${name}`);
   if (sc.cc.K && c.linear.includes(sc.cc.K)) return err(typeNode, `contract ${name} cannot create itself or a contract deriving from it`);
-  const ctor = c.ctor ? compilerFor(sc.cc.cu, c).shell(c.ctor, c) : null;
+  const ctor = c.ctor ? sc.contract(c).shell(c.ctor, c) : null;
   const params = ctor?.params ?? [];
   if (params.length !== argNodes.length) err(node, `the constructor of ${name} takes ${params.length} arguments`);
-  const evs = argNodes.map((a, i) => toMemoryValue(sc, coerce(sc, compileExpr(sc, a), params[i].t, a), params[i].t).ev);
-  const salt = opts.salt ? coerce(sc, compileExpr(sc, opts.salt), BYTES32, opts.salt).ev : null;
-  const value = opts.value ? coerce(sc, compileExpr(sc, opts.value), UINT256, opts.value).ev : null;
+  const evs = argNodes.map((a, i) => toMemoryValue(sc, coerce(sc, sc.expr(a), params[i].t, a), params[i].t).ev);
+  const salt = opts.salt ? coerce(sc, sc.expr(opts.salt), BYTES32, opts.salt).ev : null;
+  const value = opts.value ? coerce(sc, sc.expr(opts.value), UINT256, opts.value).ev : null;
   const cu = sc.cc.cu;
   return {
     t: { k: 'contract', name },
@@ -845,7 +818,7 @@ export function emitEvent(sc: FnScope, e: EventDef, argNodes: Node[], names: str
   const evs = e.params.map((p, i) => {
     const j = names.length ? names.indexOf(p.name) : i;
     if (j < 0) err(node, `missing argument ${p.name} of ${e.name}`);
-    return toMemoryValue(sc, coerce(sc, compileExpr(sc, argNodes[j]), p.t, argNodes[j]), p.t).ev;
+    return toMemoryValue(sc, coerce(sc, sc.expr(argNodes[j]), p.t, argNodes[j]), p.t).ev;
   });
   const ps = e.params;
   const name = e.name;
@@ -904,7 +877,7 @@ export function customError(sc: FnScope, call: Node): CE {
   const { name, ps } = found;
   const argNodes: Node[] = call.arguments;
   if (argNodes.length !== ps.length) err(call, `error ${name} takes ${ps.length} arguments`);
-  const evs = ps.map((p, i) => toMemoryValue(sc, coerce(sc, compileExpr(sc, argNodes[i]), p.t, argNodes[i]), p.t).ev);
+  const evs = ps.map((p, i) => toMemoryValue(sc, coerce(sc, sc.expr(argNodes[i]), p.t, argNodes[i]), p.t).ev);
   const types = ps.map((p) => p.t);
   // the selector, so `catch (bytes memory data)` gets the data the EVM would give
   const selector = selectorOf(name, types);

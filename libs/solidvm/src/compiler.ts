@@ -2,81 +2,14 @@
 // own ContractCompiler: functions are compiled in the context of the most
 // derived contract, so virtual calls, `super` and state variable accesses are
 // resolved once, at compile time, into closures (expr.ts, stmt.ts).
-import { SolidVMCompileError } from './errors.js';
-import { compileExpr, coerce, toMemoryValue, type CE } from './expr.js';
+import { PANIC_INDEX, SolidVMCompileError, VmFailure, panic } from './errors.js';
+import { coerce, compileExpr, toMemoryValue } from './expr.js';
+import { Frame, readDeep, readLength, writeDeep, type Exec } from './runtime.js';
+import { FnScope, type CE, type CFn, type CompiledUnit, type Compilers, type ContractRt, type ContractScope, type Param, type StateVar } from './scope.js';
 import { compileBlock } from './stmt.js';
-import { Frame, MAX_CALL_DEPTH, readDeep, readLength, writeDeep, type Exec } from './runtime.js';
-import { PANIC_INDEX, VmFailure, panic } from './errors.js';
 import { UINT256, containsFunction, isValueType, typeName, type SType } from './types.js';
-import { codecOf, defaultValue, keyText } from './values.js';
 import { fail, resolveType, type ContractInfo, type Node, type Unit } from './unit.js';
-
-export interface Param {
-  name: string;
-  t: SType;
-  /** a storage reference (`Item storage it`), not a memory value */
-  storage: boolean;
-}
-
-export interface CFn {
-  name: string;
-  node: Node | null;
-  /** the contract that declares it (null: free function) */
-  owner: ContractInfo | null;
-  cc: ContractCompiler;
-  params: Param[];
-  returns: Param[];
-  /** name(type,…), for overriding and overload resolution */
-  sig: string;
-  visibility: 'public' | 'external' | 'internal' | 'private';
-  mutability: string | null;
-  implemented: boolean;
-  isGetter: boolean;
-  nLocals: number;
-  retSlots: number[];
-  run: (f: Frame) => void;
-  compiled: boolean;
-}
-
-export interface StateVar {
-  name: string;
-  t: SType;
-  path: string;
-  constant: boolean;
-  immutable: boolean;
-  isPublic: boolean;
-  node: Node;
-  owner: ContractInfo;
-  /** constants: the value expression */
-  ce?: CE;
-}
-
-export interface ContractRt {
-  name: string;
-  info: ContractInfo;
-  cu: CompiledUnit;
-  cc: ContractCompiler;
-  /** in layout order: bases first */
-  vars: StateVar[];
-  varMap: Map<string, StateVar>;
-  /** functions callable from outside (public/external and public state variable getters), by name */
-  external: Map<string, CFn[]>;
-  ctorParams: Param[];
-  ctorPayable: boolean;
-  construct: (x: Exec, self: string, sender: string, value: bigint, args: unknown[]) => void;
-}
-
-export interface CompiledUnit {
-  codeHash: string;
-  files: Record<string, string>;
-  unit: Unit;
-  /** runnable contracts (not interfaces or libraries; abstract ones cannot be created) */
-  contracts: Map<string, ContractRt>;
-  compilers: Map<string, ContractCompiler>;
-  queue: CFn[];
-  /** function signatures of any contract type, for external calls (no bodies compiled) */
-  ifaces: Map<string, Map<string, CFn[]>>;
-}
+import { codecOf, keyText } from './values.js';
 
 function noop(): void {}
 
@@ -92,7 +25,8 @@ function visibilityOf(node: Node): CFn['visibility'] {
   return v === 'external' || v === 'internal' || v === 'private' ? v : 'public';
 }
 
-export class ContractCompiler {
+export class ContractCompiler implements ContractScope {
+  readonly compilers = COMPILERS;
   readonly vars = new Map<string, StateVar>();
   readonly varList: StateVar[] = [];
   readonly fnTable = new Map<string, CFn[]>();
@@ -358,130 +292,13 @@ function lenOf(t: SType, depth: number): number | undefined {
   return cur.k === 'array' && cur.len !== null ? cur.len : undefined;
 }
 
-export interface Local {
-  slot: number;
-  t: SType;
-  /** a storage pointer variable: its slot holds a path */
-  ptr: boolean;
-}
-
-/** Compile-time state of one function body: scopes of locals and slot allocation. */
-export class FnScope {
-  scopes: Array<Map<string, Local>> = [new Map()];
-  nLocals = 0;
-  unchecked = false;
-  placeholder: ((f: Frame) => void) | null = null;
-  loopDepth = 0;
-
-  constructor(
-    readonly cc: ContractCompiler,
-    /** the contract whose code this is (type lookups, super) */
-    public owner: ContractInfo | null,
-    readonly fn: CFn | null,
-  ) {}
-
-  get unit(): Unit {
-    return this.cc.unit;
-  }
-
-  // Declared mutability, checked at upload (docs/conventions.md: an upload fails on
-  // pure/view violations, as solc rejects them). `constant` is the legacy view.
-
-  /** The code reads the state or the environment (msg, block, tx, balances). */
-  readsState(node: Node): void {
-    const fn = this.fn;
-    if (fn && fn.mutability === 'pure') fail(node, `function ${fn.name} is declared pure but reads the state or the environment`);
-  }
-
-  /** The code changes the state (storage, events, creations, value, non-view calls). */
-  writesState(node: Node, what = 'modifies the state'): void {
-    const fn = this.fn;
-    const m = fn?.mutability;
-    if (m === 'pure' || m === 'view' || m === 'constant') fail(node, `function ${fn!.name} is declared ${m === 'constant' ? 'view' : m} but ${what}`);
-  }
-
-  /** An assignment to an immutable: only in a constructor or a state variable initialiser (docs/conventions.md). */
-  assignsImmutable(node: Node): void {
-    const fn = this.fn;
-    if (fn && !fn.node?.isConstructor && fn.node !== fn.owner?.ctor) fail(node, 'an immutable can only be assigned in the constructor');
-  }
-
-  /** A call to a function of a declared mutability. */
-  calls(node: Node, callee: { name: string; mutability: string | null }): void {
-    const m = callee.mutability;
-    if (m === 'pure') return;
-    if (m === 'view' || m === 'constant') this.readsState(node);
-    else this.writesState(node, `calls ${callee.name}, which may modify the state`);
-  }
-
-  push(): void {
-    this.scopes.push(new Map());
-  }
-  pop(): void {
-    this.scopes.pop();
-  }
-
-  declare(name: string | null, t: SType, ptr: boolean, node: Node): number {
-    const slot = this.nLocals++;
-    if (name) {
-      const top = this.scopes[this.scopes.length - 1];
-      if (top.has(name)) fail(node, `duplicate declaration of ${name}`);
-      top.set(name, { slot, t, ptr });
-    }
-    return slot;
-  }
-
-  declareParam(p: Param, node: Node, _isReturn = false): number {
-    return this.declare(p.name || null, p.t, p.storage && !isValueType(p.t), node);
-  }
-
-  lookup(name: string): Local | undefined {
-    for (let i = this.scopes.length - 1; i >= 0; i--) {
-      const l = this.scopes[i].get(name);
-      if (l) return l;
-    }
-    return undefined;
-  }
-
-  /** Modifier bodies see their own parameters, not the function's. */
-  enterIsolated(owner: ContractInfo | null): { scopes: Array<Map<string, Local>>; owner: ContractInfo | null } {
-    const saved = { scopes: this.scopes, owner: this.owner };
-    this.scopes = [new Map()];
-    this.owner = owner;
-    return saved;
-  }
-  leaveIsolated(saved: { scopes: Array<Map<string, Local>>; owner: ContractInfo | null }): void {
-    this.scopes = saved.scopes;
-    this.owner = saved.owner;
-  }
-}
-
-// --- invocation --------------------------------------------------------------
-
-/** Runs a function in a new frame and returns its result (undefined, one value, or an array). */
-export function invoke(fn: CFn, x: Exec, self: string, sender: string, value: bigint, rt: ContractRt | null, args: unknown[]): unknown {
-  if (++x.depth > MAX_CALL_DEPTH) {
-    throw new VmFailure('CALL_DEPTH', `call depth exceeds ${MAX_CALL_DEPTH}`, 'other', {}, false);
-  }
-  const l = new Array(fn.nLocals);
-  for (let i = 0; i < args.length; i++) l[i] = args[i];
-  const rs = fn.retSlots;
-  for (let i = 0; i < rs.length; i++) {
-    const r = fn.returns[i];
-    l[rs[i]] = r.storage && !isValueType(r.t) ? undefined : defaultValue(r.t);
-  }
-  fn.run(new Frame(x, self, sender, value, l, rt));
-  x.depth--;
-  if (rs.length === 1) return l[rs[0]];
-  if (rs.length === 0) return undefined;
-  return rs.map((s) => l[s]);
-}
 
 // --- units -------------------------------------------------------------------
 
 export function compilerFor(cu: CompiledUnit, c: ContractInfo | null): ContractCompiler {
   const key = c ? c.name : '';
-  let cc = cu.compilers.get(key);
+  // only this function fills cu.compilers, and with ContractCompilers
+  let cc = cu.compilers.get(key) as ContractCompiler | undefined;
   if (!cc) {
     cc = new ContractCompiler(cu, c);
     cu.compilers.set(key, cc);
@@ -646,5 +463,7 @@ export function compileUnit(files: Record<string, string>, unit: Unit, codeHash:
   drain(cu);
   return cu;
 }
+
+const COMPILERS: Compilers = { expr: compileExpr, contract: compilerFor, iface: interfaceOf };
 
 export { Frame };

@@ -1,75 +1,15 @@
 // Expressions → closures. Each expression is typed here, once; the closure
 // it becomes does only the work its static type requires.
-import { PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, VmFailure, panic, revertWith } from './errors.js';
-import { compileCall, findError, functionValue } from './calls.js';
 import { selectorOf } from './abi.js';
-import { compilerFor, type FnScope, type Local, type StateVar } from './compiler.js';
+import { compileCall, findError, functionValue } from './calls.js';
+import { PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, VmFailure, panic, revertWith } from './errors.js';
 import { bytesToHex, hexToBytes, utf8 } from './hash.js';
 import { compareOp, decimalOp, fbytesOp, intOp, litOp, wrapInt, type BinFn } from './ops.js';
 import { deleteDeep, readDeep, readLength, writeDeep, type Frame } from './runtime.js';
-import {
-  ADDRESS,
-  BOOL,
-  BYTES,
-  DECIMAL,
-  INT256,
-  LIT,
-  STRING,
-  UINT256,
-  UINT8,
-  VOID,
-  fbytesT,
-  intT,
-  isValueType,
-  sameType,
-  typeName,
-  type IntT,
-  type SType,
-} from './types.js';
-import { fail, lookupType, parseNumberRational, ratOp, ratToDecimal, resolveType, type ContractInfo, type Node, type Rat } from './unit.js';
+import type { CE, FnScope, Local, StateVar } from './scope.js';
+import { ADDRESS, BOOL, BYTES, DECIMAL, INT256, LIT, STRING, UINT256, UINT8, VOID, fbytesT, intT, isValueType, sameType, typeName, type IntT, type SType } from './types.js';
+import { fail, lookupType, parseNumberRational, ratOp, ratToDecimal, resolveType, type Node, type Rat } from './unit.js';
 import { AccountValue, DECIMAL_SCALE, ZERO_ADDRESS, codecOf, defaultValue, keyText } from './values.js';
-
-export interface LV {
-  set(f: Frame, v: any): void;
-  /** read-modify-write with the location computed once; returns the new value */
-  update(f: Frame, op: (f: Frame, old: any) => any): any;
-}
-
-export interface CE {
-  t: SType;
-  ev: (f: Frame) => any;
-  /** compile-time constant: bigint (integer literal), string (string literal), boolean, Uint8Array (hex literal) */
-  cv?: unknown;
-  /** ev returns a storage path (struct/array/mapping living in storage) */
-  st?: boolean;
-  /** a local storage pointer variable: assignment rebinds it */
-  ptr?: Local;
-  lv?: LV;
-  /** components of a tuple or inline array */
-  items?: Array<CE | null>;
-  /**
-   * external calls and `new`: evaluates the target and the arguments, and
-   * returns the call itself, so `try` guards only the call (Solidity does not
-   * catch a failure while evaluating the arguments)
-   */
-  prep?: (f: Frame) => () => unknown;
-  /**
-   * ev returns a fresh copy of a value kept in storage (bytes, string): a
-   * change to part of it (`b[i] = x`, `b.push(x)`) goes through lv.update
-   */
-  stScalar?: boolean;
-  /** an immutable state variable: assignable only while constructing */
-  imm?: boolean;
-  strLit?: boolean;
-  hexLit?: boolean;
-  /**
-   * the exact value of a literal constant expression that is not an integer
-   * (`1.5`, `15e-1`, `7 / 2`): Solidity's rational constant. Such an
-   * expression is typed decimal, cv its truncated value, but folds exactly
-   * with other literals, so `15e-1 * 2` is the integer literal 3.
-   */
-  rat?: Rat;
-}
 
 export function constCE(t: SType, v: unknown): CE {
   return { t, cv: v, ev: () => v };
@@ -667,7 +607,7 @@ function identifier(sc: FnScope, node: Node): CE {
   }
   const fc = sc.unit.constants.get(name);
   if (fc) return fileConstant(sc, fc);
-  const fns = sc.cc.fnTable.get(name) ?? (sc.cc.K ? compilerFor(sc.cc.cu, null).fnTable.get(name) : undefined);
+  const fns = sc.cc.fnTable.get(name) ?? (sc.cc.K ? sc.contract(null).fnTable.get(name) : undefined);
   if (fns) return functionValue(sc, fns, node);
   switch (name) {
     case 'this':
@@ -687,7 +627,7 @@ function fileConstant(sc: FnScope, fc: Node): CE {
   let ce = fileConstCache.get(fc);
   if (!ce) {
     const t = lookupTypeNode(sc, fc.typeName);
-    ce = coerce(sc, compileExpr(sc, fc.initialValue), t, fc.initialValue);
+    ce = coerce(sc, sc.expr(fc.initialValue), t, fc.initialValue);
     fileConstCache.set(fc, ce);
   }
   return ce;
@@ -698,7 +638,7 @@ export function lookupTypeNode(sc: FnScope, typeNode: Node): SType {
 }
 
 function tuple(sc: FnScope, node: Node): CE {
-  const comps: Array<CE | null> = node.components.map((c: Node | null) => (c ? compileExpr(sc, c) : null));
+  const comps: Array<CE | null> = node.components.map((c: Node | null) => (c ? sc.expr(c) : null));
   if (node.isArray) {
     if (comps.some((c) => c === null) || comps.length === 0) err(node, 'empty array literal component');
     // element type: the first component's type, widened by the others
@@ -745,12 +685,12 @@ function binary(sc: FnScope, node: Node): CE {
   const op: string = node.operator;
   if (ASSIGN_OPS.has(op)) return assignment(sc, node);
   if (op === '&&' || op === '||') {
-    const a = coerce(sc, compileExpr(sc, node.left), BOOL, node.left).ev;
-    const b = coerce(sc, compileExpr(sc, node.right), BOOL, node.right).ev;
+    const a = coerce(sc, sc.expr(node.left), BOOL, node.left).ev;
+    const b = coerce(sc, sc.expr(node.right), BOOL, node.right).ev;
     return { t: BOOL, ev: op === '&&' ? (f) => a(f) && b(f) : (f) => a(f) || b(f) };
   }
-  const L = compileExpr(sc, node.left);
-  const R = compileExpr(sc, node.right);
+  const L = sc.expr(node.left);
+  const R = sc.expr(node.right);
   return binaryOn(sc, op, L, R, node);
 }
 
@@ -862,7 +802,7 @@ function stringish(sc: FnScope, ce: CE, node: Node): CE {
 function unary(sc: FnScope, node: Node): CE {
   const op: string = node.operator;
   if (op === 'delete') return deleteExpr(sc, node);
-  const E = compileExpr(sc, node.subExpression);
+  const E = sc.expr(node.subExpression);
   switch (op) {
     case '!': {
       const a = coerce(sc, E, BOOL, node).ev;
@@ -932,7 +872,7 @@ function unary(sc: FnScope, node: Node): CE {
 }
 
 function deleteExpr(sc: FnScope, node: Node): CE {
-  const E = compileExpr(sc, node.subExpression);
+  const E = sc.expr(node.subExpression);
   const t = E.t;
   if (E.st && !E.ptr) {
     sc.writesState(node);
@@ -951,9 +891,9 @@ function deleteExpr(sc: FnScope, node: Node): CE {
 }
 
 function conditional(sc: FnScope, node: Node): CE {
-  const c = coerce(sc, compileExpr(sc, node.condition), BOOL, node.condition).ev;
-  const A = compileExpr(sc, node.trueExpression);
-  const B = compileExpr(sc, node.falseExpression);
+  const c = coerce(sc, sc.expr(node.condition), BOOL, node.condition).ev;
+  const A = sc.expr(node.trueExpression);
+  const B = sc.expr(node.falseExpression);
   if (A.st && B.st && sameType(A.t, B.t)) {
     const a = A.ev;
     const b = B.ev;
@@ -1016,8 +956,8 @@ export function assignTo(sc: FnScope, target: CE, value: CE, node: Node): (f: Fr
 function assignment(sc: FnScope, node: Node): CE {
   const op: string = node.operator;
   if (op === '=' && node.left.type === 'TupleExpression' && !node.left.isArray) return tupleAssignment(sc, node);
-  const L = compileExpr(sc, node.left);
-  const R = compileExpr(sc, node.right);
+  const L = sc.expr(node.left);
+  const R = sc.expr(node.right);
   if (op === '=') {
     const v = coerce(sc, R, L.t, node.right);
     const run = assignTo(sc, L, v, node);
@@ -1050,7 +990,7 @@ function opFunction(sc: FnScope, op: string, t: SType, node: Node): BinFn {
 }
 
 function tupleAssignment(sc: FnScope, node: Node): CE {
-  const R = compileExpr(sc, node.right);
+  const R = sc.expr(node.right);
   const writers = tupleTargets(sc, node.left, R.t, R.items, [], node);
   const rev = R.ev;
   return {
@@ -1080,7 +1020,7 @@ function tupleTargets(sc: FnScope, left: Node, rt: SType, items: Array<CE | null
       out.push(...tupleTargets(sc, c, itemT, itemCE?.items, path, node));
       return;
     }
-    const tg = compileExpr(sc, c);
+    const tg = sc.expr(c);
     // a literal keeps its value for the conversion check; anything else is read from the evaluated tuple
     const slotCE: CE = itemT.k === 'lit' && itemCE ? itemCE : { t: itemT, ev: (f) => path.reduce((v: any, k) => v[k], (f as any).__tuple) };
     out.push(assignTo(sc, tg, coerce(sc, slotCE, tg.t, node), node));
@@ -1091,10 +1031,10 @@ function tupleTargets(sc: FnScope, left: Node, rt: SType, items: Array<CE | null
 // --- index and member access ------------------------------------------------------
 
 function indexAccess(sc: FnScope, node: Node): CE {
-  const B = compileExpr(sc, node.base);
+  const B = sc.expr(node.base);
   const t = B.t;
   if (!node.index) err(node, 'missing index');
-  const I = compileExpr(sc, node.index);
+  const I = sc.expr(node.index);
   const bev = B.ev;
   if (t.k === 'mapping') {
     const kev = coerce(sc, I.t.k === 'lit' ? I : I, t.key, node.index).ev;
@@ -1334,7 +1274,7 @@ function memberAccess(sc: FnScope, node: Node): CE {
       for (const cc of c.linear) {
         const v = cc.stateVars.find((s) => s.name === m && s.isDeclaredConst);
         if (v) {
-          const comp = compilerForConst(sc, c);
+          const comp = sc.contract(c);
           const sv = comp.vars.get(m);
           if (sv?.ce) return sv.ce;
         }
@@ -1356,7 +1296,7 @@ function memberAccess(sc: FnScope, node: Node): CE {
   if (base.type === 'FunctionCall' && base.expression.type === 'Identifier' && base.expression.name === 'type') {
     return typeInfo(sc, base.arguments[0], m, node);
   }
-  const B = compileExpr(sc, base);
+  const B = sc.expr(base);
   const t = B.t;
   const bev = B.ev;
   switch (t.k) {
@@ -1458,10 +1398,6 @@ function addressMember(sc: FnScope, A: CE, m: string, node: Node): CE {
       };
   }
   return err(node, `address has no member ${m}`);
-}
-
-function compilerForConst(sc: FnScope, c: ContractInfo) {
-  return compilerFor(sc.cc.cu, c);
 }
 
 function typeInfo(sc: FnScope, arg: Node, m: string, node: Node): CE {

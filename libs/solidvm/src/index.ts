@@ -1,7 +1,7 @@
 // @platform/solidvm: SolidVM, the Solidity interpreter. See README.md.
 export { compile, codeHashOf, contractAt, createContract, callContract, readContractState } from './vm.js';
 export type { CallRequest, CreateRequest, ExecOutcome, SolidVMOptions } from './vm.js';
-export type { CompiledUnit, ContractRt } from './compiler.js';
+export type { CompiledUnit, ContractRt } from './scope.js';
 export { xabiOf } from './xabi.js';
 export { SOLIDVM_COMPILE_ERROR, SolidVMCompileError, VmFailure } from './errors.js';
 export type { FailureCode } from './errors.js';

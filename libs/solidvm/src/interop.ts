@@ -1,10 +1,10 @@
 // Calls between contracts, contract creation, and value transfers at run time.
-import { invoke, type CFn, type ContractRt } from './compiler.js';
 import { VmFailure } from './errors.js';
 import { contractAddress, hexToBytes, saltedContractAddress, utf8 } from './hash.js';
-import type { Exec, Frame } from './runtime.js';
-import { deepCopy } from './values.js';
+import { Frame, MAX_CALL_DEPTH, type Exec } from './runtime.js';
+import type { CFn, ContractRt } from './scope.js';
 import { isValueType } from './types.js';
+import { deepCopy, defaultValue } from './values.js';
 
 /** Thrown by selfdestruct: ends the current external call successfully. */
 export class HaltSignal {
@@ -133,4 +133,25 @@ export function filesOfCode(text: string): Record<string, string> {
     }
   }
   return { '': text };
+}
+
+// --- invocation --------------------------------------------------------------
+
+/** Runs a function in a new frame and returns its result (undefined, one value, or an array). */
+export function invoke(fn: CFn, x: Exec, self: string, sender: string, value: bigint, rt: ContractRt | null, args: unknown[]): unknown {
+  if (++x.depth > MAX_CALL_DEPTH) {
+    throw new VmFailure('CALL_DEPTH', `call depth exceeds ${MAX_CALL_DEPTH}`, 'other', {}, false);
+  }
+  const l = new Array(fn.nLocals);
+  for (let i = 0; i < args.length; i++) l[i] = args[i];
+  const rs = fn.retSlots;
+  for (let i = 0; i < rs.length; i++) {
+    const r = fn.returns[i];
+    l[rs[i]] = r.storage && !isValueType(r.t) ? undefined : defaultValue(r.t);
+  }
+  fn.run(new Frame(x, self, sender, value, l, rt));
+  x.depth--;
+  if (rs.length === 1) return l[rs[0]];
+  if (rs.length === 0) return undefined;
+  return rs.map((s) => l[s]);
 }

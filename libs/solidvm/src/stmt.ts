@@ -2,12 +2,12 @@
 // CONTINUE, RETURN). Reverts are exceptions (VmFailure). Steps are counted per
 // block entry (its statement count) and per loop iteration, which bounds
 // every run without a check per statement.
-import { customError, emitEvent, findError, findEvent } from './calls.js';
-import type { FnScope } from './compiler.js';
-import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, PANIC_POP_EMPTY, VmFailure } from './errors.js';
 import { revertData } from './abi.js';
-import { coerce, compileExpr, concrete, lookupTypeNode, mobileType, toMemoryValue, type CE } from './expr.js';
+import { customError, emitEvent, findError, findEvent } from './calls.js';
+import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, PANIC_POP_EMPTY, VmFailure } from './errors.js';
+import { coerce, concrete, lookupTypeNode, mobileType, toMemoryValue } from './expr.js';
 import type { Frame } from './runtime.js';
+import type { CE, FnScope } from './scope.js';
 import { BOOL, STRING, UINT256, isValueType, sameType, typeName, type SType } from './types.js';
 import { SVM_MARK, fail, lookupType, type Node } from './unit.js';
 import { defaultValue } from './values.js';
@@ -99,7 +99,7 @@ export function compileStmt(sc: FnScope, node: Node): Stmt {
           return NORMAL;
         };
       }
-      const ev = compileExpr(sc, e).ev;
+      const ev = sc.expr(e).ev;
       return (f) => {
         ev(f);
         return NORMAL;
@@ -108,7 +108,7 @@ export function compileStmt(sc: FnScope, node: Node): Stmt {
     case 'VariableDeclarationStatement':
       return varDecl(sc, node);
     case 'IfStatement': {
-      const c = coerce(sc, compileExpr(sc, node.condition), BOOL, node.condition).ev;
+      const c = coerce(sc, sc.expr(node.condition), BOOL, node.condition).ev;
       const a = scoped(sc, node.trueBody);
       if (!node.falseBody) return (f) => (c(f) ? a(f) : NORMAL);
       const b = scoped(sc, node.falseBody);
@@ -117,7 +117,7 @@ export function compileStmt(sc: FnScope, node: Node): Stmt {
     case 'ForStatement':
       return forStmt(sc, node);
     case 'WhileStatement': {
-      const c = coerce(sc, compileExpr(sc, node.condition), BOOL, node.condition).ev;
+      const c = coerce(sc, sc.expr(node.condition), BOOL, node.condition).ev;
       sc.loopDepth++;
       const body = scoped(sc, node.body);
       sc.loopDepth--;
@@ -133,7 +133,7 @@ export function compileStmt(sc: FnScope, node: Node): Stmt {
       };
     }
     case 'DoWhileStatement': {
-      const c = coerce(sc, compileExpr(sc, node.condition), BOOL, node.condition).ev;
+      const c = coerce(sc, sc.expr(node.condition), BOOL, node.condition).ev;
       sc.loopDepth++;
       const body = scoped(sc, node.body);
       sc.loopDepth--;
@@ -211,7 +211,7 @@ function varDecl(sc: FnScope, node: Node): Stmt {
   const initNode = node.initialValue;
   if (vars.length === 1 && vars[0]) {
     const v = vars[0];
-    const init = initNode ? compileExpr(sc, initNode) : null;
+    const init = initNode ? sc.expr(initNode) : null;
     const t = declType(sc, v, init, node);
     // storage pointer: explicit `storage`, or (legacy syntax) no location with a storage initializer
     const ptr = !isValueType(t) && (v.storageLocation === 'storage' || (v.storageLocation === null && !!init?.st && !v.typeName?.name?.startsWith?.('var')));
@@ -245,7 +245,7 @@ function varDecl(sc: FnScope, node: Node): Stmt {
   }
   // tuple declaration: (uint a, , string memory b) = f();
   if (!initNode) err(node, 'a tuple declaration needs a value');
-  const init = compileExpr(sc, initNode);
+  const init = sc.expr(initNode);
   if (init.t.k !== 'tuple' || init.t.items.length !== vars.length) err(node, 'tuple sizes differ in declaration');
   const items = init.t.items;
   const slots = vars.map((v, i) => {
@@ -266,9 +266,9 @@ function varDecl(sc: FnScope, node: Node): Stmt {
 function forStmt(sc: FnScope, node: Node): Stmt {
   sc.push();
   const init = node.initExpression ? compileStmt(sc, node.initExpression) : null;
-  const cond = node.conditionExpression ? coerce(sc, compileExpr(sc, node.conditionExpression), BOOL, node.conditionExpression).ev : null;
+  const cond = node.conditionExpression ? coerce(sc, sc.expr(node.conditionExpression), BOOL, node.conditionExpression).ev : null;
   const postNode = node.loopExpression?.type === 'ExpressionStatement' ? node.loopExpression.expression : node.loopExpression;
-  const post = postNode ? compileExpr(sc, postNode).ev : null;
+  const post = postNode ? sc.expr(postNode).ev : null;
   sc.loopDepth++;
   const body = scoped(sc, node.body);
   sc.loopDepth--;
@@ -294,7 +294,7 @@ function returnStmt(sc: FnScope, node: Node): Stmt {
   const rets = fn.returns;
   const slots = fn.retSlots;
   if (!node.expression) return () => RETURN;
-  const E = compileExpr(sc, node.expression);
+  const E = sc.expr(node.expression);
   if (rets.length === 0) return err(node, 'function returns nothing');
   const conv = (ce: CE, i: number, n: Node): ((f: Frame) => any) => {
     const r = rets[i];
@@ -352,7 +352,7 @@ const BUILTIN_ERRORS: Record<string, bigint> = {
 function tryStmt(sc: FnScope, node: Node): Stmt {
   const ex = node.expression;
   const blockForm = ex.type === 'FunctionCall' && ex.expression.type === 'Identifier' && ex.expression.name === `${SVM_MARK}try` && ex.arguments.length === 0;
-  const call = blockForm ? null : compileExpr(sc, ex);
+  const call = blockForm ? null : sc.expr(ex);
   sc.push();
   const retVars: Node[] = node.returnParameters ?? [];
   if (blockForm && retVars.length) fail(node, 'a try block has no return values');

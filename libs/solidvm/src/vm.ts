@@ -3,12 +3,13 @@
 // ok=false, a stable code and a message, and the world state as it was.
 import type { ContractStateChange, CreatedContract, EventLog, ExecutionContext, WorldState } from '@platform/common';
 import { ArgumentError, chooseOverload, decodeArgs, normaliseArgs } from './args.js';
-import { compileUnit, type CFn, type CompiledUnit, type ContractRt } from './compiler.js';
+import { compileUnit } from './compiler.js';
 import { SolidVMCompileError, VmFailure, type FailureCode } from './errors.js';
 import { gasTable } from './gas.js';
 import { bytesToHex, contractAddress, fromUtf8, keccak256, saltedContractAddress, utf8 } from './hash.js';
 import { HaltSignal, codeText, deploy, filesOfCode, runMessageCall, transferValue } from './interop.js';
 import { Exec, readDeep, utf8Length, type SolidVMHooks } from './runtime.js';
+import type { CFn, CompiledUnit, ContractRt } from './scope.js';
 import { isValueType, type SType } from './types.js';
 import { buildUnit } from './unit.js';
 import { codecOf, defaultValue, keyTextToJsonKey, renderValue, toJson } from './values.js';
