@@ -62,7 +62,16 @@ contract Certificate {
     }
 }
 
+// The network's validator set (./validator-set.ts), which says who votes
+// on the trusted roots; a lone node's main chain has none.
+interface Validators {
+    function epoch() external view returns (uint);
+    function isOrganization(string organization) external view returns (bool);
+    function organizationCount() external view returns (uint);
+}
+
 contract CertificateRegistry {
+    address constant VALIDATOR_SET = 0x0000000000000000000000000000000000000200;
     // a user's address -> its Certificate contract (the latest registered)
     mapping(address => address) certificates;
     // Certificate contracts that may issue: the trusted roots, then registered CA certificates
@@ -70,9 +79,18 @@ contract CertificateRegistry {
     // "<issuer address>:<serial>" of every certificate ever registered, revoked ones included
     mapping(string => bool) seen;
     uint public certificateCount;
+    // votes on trusted roots: a proposal's votes count while neither the
+    // validator set nor the roots changed since the first of them ("<set epoch>:<root changes>")
+    uint public rootChanges;
+    mapping(string => string) rootVotesMark;
+    mapping(string => uint) rootVotes;
+    mapping(string => mapping(string => string)) rootVotedIn;
 
     event CertificateRegistered(address userAddress, string commonName, string organization, string organizationalUnit, address certificate);
     event CertificateRevoked(address userAddress, address certificate);
+    event TrustedRootVote(string proposal, string organization, uint votes, uint needed);
+    event TrustedRootAdded(address userAddress, string commonName, string organization, address certificate);
+    event TrustedRootRemoved(address userAddress, string organization, address certificate);
 
     constructor(string[] roots) {
         for (uint i = 0; i < roots.length; i++) {
@@ -138,6 +156,85 @@ contract CertificateRegistry {
         require(msg.sender == userAddress || msg.sender == cert.parent(), "only the certificate's owner or its issuer may revoke it");
         cert.revoke();
         emit CertificateRevoked(userAddress, current);
+    }
+
+    // An organization joins the network: a vote, by one of the validators'
+    // organizations, to trust the CA certificate of another as a root. The
+    // vote that makes a majority of them registers it; true then.
+    function voteAddTrustedRoot(string rootCertificate) public returns (bool) {
+        mapping(string => string) c = parseCert(rootCertificate);
+        require(c["error"] == "", "not a valid certificate: " + c["error"]);
+        require(c["isCa"] == "true", "a trusted root is a CA certificate");
+        require(uint(c["notAfter"], 10) >= block.timestamp, "the certificate has expired");
+        address user = address(c["userAddress"]);
+        address current = certificates[user];
+        require(current == address(0) || !Certificate(current).validAt(block.timestamp), "address " + string(user) + " already has a valid certificate");
+        string key = string(user) + ":" + c["serialNumber"];
+        require(!seen[key], "this certificate was registered before");
+        if (!voteOnRoots(string.concat("add|", key))) return false;
+
+        Certificate cert = new Certificate(rootCertificate, user, true);
+        certificates[user] = address(cert);
+        seen[key] = true;
+        authorities.push(address(cert));
+        certificateCount++;
+        rootChanges++;
+        emit CertificateRegistered(user, c["commonName"], c["organization"], c["organizationalUnit"], address(cert));
+        emit TrustedRootAdded(user, c["commonName"], c["organization"], address(cert));
+        return true;
+    }
+
+    // An organization leaves: a vote to stop trusting a root (by its
+    // address). Decided, the root is revoked, and with it every certificate
+    // it issued stops being anyone's identity. The organization's validators
+    // are voted out first.
+    function voteRemoveTrustedRoot(address rootAddress) public returns (bool) {
+        address current = certificates[rootAddress];
+        require(current != address(0) && Certificate(current).isRoot(), "address " + string(rootAddress) + " is not a trusted root");
+        Certificate cert = Certificate(current);
+        require(cert.isValid(), "the trusted root " + string(rootAddress) + " is already removed");
+        require(!Validators(VALIDATOR_SET).isOrganization(cert.organization()), "organization " + cert.organization() + " still has validators: vote them out first");
+        if (!voteOnRoots(string.concat("remove|", string(rootAddress)))) return false;
+        cert.revoke();
+        rootChanges++;
+        emit CertificateRevoked(rootAddress, current);
+        emit TrustedRootRemoved(rootAddress, cert.organization(), current);
+        return true;
+    }
+
+    // One vote per organization, only the validators' organizations; true
+    // when more than half of them voted.
+    function voteOnRoots(string proposal) internal returns (bool) {
+        Validators validators = Validators(VALIDATOR_SET);
+        string organization = organizationOf(msg.sender);
+        require(validators.isOrganization(organization), "only the validators' organizations vote on trusted roots, by a registered certificate of theirs");
+        string mark = string(validators.epoch()) + ":" + string(rootChanges);
+        if (rootVotesMark[proposal] != mark) {
+            rootVotesMark[proposal] = mark;
+            rootVotes[proposal] = 0;
+        }
+        require(rootVotedIn[proposal][organization] != mark, "this organization voted for it already");
+        rootVotedIn[proposal][organization] = mark;
+        rootVotes[proposal] += 1;
+        uint needed = validators.organizationCount() / 2 + 1;
+        emit TrustedRootVote(proposal, organization, rootVotes[proposal], needed);
+        return rootVotes[proposal] >= needed;
+    }
+
+    // The organization of an address's valid certificate whose issuers, up to
+    // their root, are all valid too: what tx.organization says elsewhere
+    // (calls into the registry carry no sender identity, so that the
+    // certificates they create belong to no organization); "" if none.
+    function organizationOf(address user) internal view returns (string) {
+        address current = certificates[user];
+        if (current == address(0) || !Certificate(current).validAt(block.timestamp)) return "";
+        string organization = Certificate(current).organization();
+        for (uint depth = 0; depth < 8; depth++) {
+            if (Certificate(current).isRoot()) return organization;
+            current = certificates[Certificate(current).parent()];
+            if (current == address(0) || !Certificate(current).validAt(block.timestamp)) return "";
+        }
+        return "";
     }
 
     // The Certificate contract registered for an address (the zero address if none).

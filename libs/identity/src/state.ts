@@ -58,14 +58,40 @@ export function validCertificateFields<F extends TextField>(
   fields: readonly F[],
 ): CertificateWith<F> | null {
   const certificate = certificateContractOf(state, address);
-  if (!certificate) return null;
-  if (state.getStorage(certificate, '.isValid') !== 'true') return null;
+  if (!certificate || !validAt(state, certificate, at)) return null;
+  if (!issuedUnderValidRoot(state, certificate, at)) return null;
   const notBefore = Number(state.getStorage(certificate, '.notBefore') ?? '0');
   const expirationDate = Number(state.getStorage(certificate, '.expirationDate') ?? '0');
-  if (at < notBefore || at > expirationDate) return null;
   const out = { certificate, userAddress: address, notBefore, expirationDate } as CertificateWith<F>;
   for (const f of fields) (out as Record<string, unknown>)[f] = state.getStorage(certificate, `.${f}`) ?? '';
   return out;
+}
+
+/** The Certificate contract's own `validAt(at)`: not revoked, and `at` within its validity. */
+function validAt(state: Storage, certificate: string, at: number): boolean {
+  if (state.getStorage(certificate, '.isValid') !== 'true') return false;
+  const notBefore = Number(state.getStorage(certificate, '.notBefore') ?? '0');
+  const expirationDate = Number(state.getStorage(certificate, '.expirationDate') ?? '0');
+  return notBefore <= at && at <= expirationDate;
+}
+
+/** registered CAs under a root: deeper chains are not followed (and cannot be registered in practice) */
+const MAX_CHAIN = 8;
+
+/**
+ * Every issuer above `certificate` up to its root still valid at `at`: a
+ * root the validators voted out (or a CA revoked, or expired) takes every
+ * certificate it issued with it, as X.509 path validation would.
+ */
+function issuedUnderValidRoot(state: Storage, certificate: string, at: number): boolean {
+  let current = certificate;
+  for (let depth = 0; depth < MAX_CHAIN; depth++) {
+    if (state.getStorage(current, '.isRoot') === 'true') return true;
+    const issuer = certificateContractOf(state, state.getStorage(current, '.parent') ?? '');
+    if (!issuer || !validAt(state, issuer, at)) return false;
+    current = issuer;
+  }
+  return false;
 }
 
 /** `getUserCert(address)`'s mapping: the fields of a valid certificate as text, or an empty mapping. */

@@ -76,7 +76,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const chain = ensureMainGenesis(dataDir, { organization: config.nodeOrg, ca: { cert: config.nodeCaCert, key: config.nodeCaKey } });
   if (chain.created) options.onLine('launcher', `wrote the main chain's genesis ${chain.genesisPath}; faucet account ${chain.faucetAddress}`);
   if (!chain.caTrusted) {
-    options.onLine('launcher', `the genesis ${chain.genesisPath} does not list this node's CA among its trusted roots: certificates this node issues cannot be registered`);
+    options.onLine('launcher', `the genesis ${chain.genesisPath} does not list this node's CA among its trusted roots: certificates this node issues register once the network's validators vote it in as a trusted root (docs/network.md)`);
   }
   if (config.gasEnabled && !chain.faucetFunded) {
     options.onLine('launcher', `GAS_ENABLED: the genesis ${chain.genesisPath} does not fund the faucet key's account: the faucet's transfers will fail`);
