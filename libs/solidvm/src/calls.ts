@@ -2,8 +2,9 @@
 // constructors and the built-in functions (require, keccak256, abi.*, the
 // SolidVM identity built-ins…).
 import { abiDecode, abiEncode, abiEncodePacked, selectorOf } from './abi.js';
+import { constCE, isFree, lookupTypeNode, storageRef, toMemoryValue } from './ce.js';
+import { coerce, concrete, explicitConversion, implicitlyConvertible } from './convert.js';
 import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_INTERNAL_FN, PANIC_POP_EMPTY, VmFailure, panic, revertBare, revertWith } from './errors.js';
-import { coerce, concrete, constCE, explicitConversion, implicitlyConvertible, isFree, lookupTypeNode, storageRef, toMemoryValue } from './expr.js';
 import { bytesToHex, ecrecoverAddress, hexToBytes, keccak256, ripemd160, sha256, utf8 } from './hash.js';
 import { HaltSignal, callExternal, createByContract, invoke, transferValue } from './interop.js';
 import { deleteDeep, readDeep, readLength, writeDeep, type Frame } from './runtime.js';

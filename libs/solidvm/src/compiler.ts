@@ -2,8 +2,10 @@
 // own ContractCompiler: functions are compiled in the context of the most
 // derived contract, so virtual calls, `super` and state variable accesses are
 // resolved once, at compile time, into closures (expr.ts, stmt.ts).
+import { toMemoryValue } from './ce.js';
+import { coerce } from './convert.js';
 import { PANIC_INDEX, SolidVMCompileError, VmFailure, panic } from './errors.js';
-import { coerce, compileExpr, toMemoryValue } from './expr.js';
+import { compileExpr } from './expr.js';
 import { Frame, readDeep, readLength, writeDeep, type Exec } from './runtime.js';
 import { FnScope, type CE, type CFn, type CompiledUnit, type Compilers, type ContractRt, type ContractScope, type Param, type StateVar } from './scope.js';
 import { compileBlock } from './stmt.js';
