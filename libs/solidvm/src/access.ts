@@ -2,10 +2,10 @@
 // struct members, `msg`/`block`/`tx`, members of addresses and accounts,
 // `type(T)`, enum values, constants of other contracts and libraries.
 import { selectorOf } from './abi.js';
-import { findError } from './calls.js';
 import { constCE, isFree, lookupTypeNode, storageRef } from './ce.js';
 import { coerce } from './convert.js';
 import { PANIC_INDEX, panic, revertWith } from './errors.js';
+import { findError } from './events.js';
 import { readLength, type Frame } from './runtime.js';
 import type { CE, FnScope } from './scope.js';
 import { ADDRESS, BYTES, STRING, UINT256, UINT8, fbytesT, typeName } from './types.js';
