@@ -2,6 +2,7 @@
 // struct members, `msg`/`block`/`tx`, members of addresses and accounts,
 // `type(T)`, enum values, constants of other contracts and libraries.
 import { selectorOf } from './abi.js';
+import type { Node } from './ast.js';
 import { constCE, isFree, lookupTypeNode, storageRef } from './ce.js';
 import { coerce } from './convert.js';
 import { PANIC_INDEX, panic, revertWith } from './errors.js';
@@ -9,7 +10,7 @@ import { findError } from './events.js';
 import { readLength, type Frame } from './runtime.js';
 import type { CE, FnScope } from './scope.js';
 import { ADDRESS, BYTES, STRING, UINT256, UINT8, fbytesT, typeName } from './types.js';
-import { fail, lookupType, type Node } from './unit.js';
+import { fail, lookupType } from './unit.js';
 import { ZERO_ADDRESS, codecOf, defaultValue, keyText, type AccountValue } from './values.js';
 
 export function indexAccess(sc: FnScope, node: Node): CE {

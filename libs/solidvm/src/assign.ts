@@ -1,6 +1,7 @@
 // Assignment: to storage (a deep write), to memory and locals (through
 // their LV), compound assignment as a read-modify-write, and tuple
 // assignment `(a, b) = …`.
+import type { Node } from './ast.js';
 import { toMemoryValue } from './ce.js';
 import { coerce } from './convert.js';
 import { binaryOn, stringish } from './operators.js';
@@ -8,7 +9,7 @@ import { decimalOp, fbytesOp, intOp, type BinFn } from './ops.js';
 import { readDeep, writeDeep, type Frame } from './runtime.js';
 import type { CE, FnScope } from './scope.js';
 import { UINT256, VOID, typeName, type SType } from './types.js';
-import { fail, type Node } from './unit.js';
+import { fail } from './unit.js';
 
 /** Assigns a value (already coerced to the target's type) to a target expression. */
 export function assignTo(sc: FnScope, target: CE, value: CE, node: Node): (f: Frame) => any {

@@ -2,6 +2,7 @@
 // addmod/mulmod, gasleft, selfdestruct, SolidVM's identity built-ins, and
 // abi.*, string.concat and bytes.concat.
 import { abiDecode, abiEncode, abiEncodePacked } from './abi.js';
+import type { Node } from './ast.js';
 import { constCE, lookupTypeNode, toMemoryValue } from './ce.js';
 import { coerce, concrete, explicitConversion } from './convert.js';
 import { PANIC_ASSERT, PANIC_DIV_ZERO, panic, revertBare, revertWith } from './errors.js';
@@ -12,7 +13,7 @@ import { HaltSignal, transferValue } from './interop.js';
 import type { Frame } from './runtime.js';
 import type { CE, FnScope } from './scope.js';
 import { ACCOUNT, ADDRESS, BOOL, BYTES, BYTES32, STRING, UINT256, VOID, fbytesT, type SType } from './types.js';
-import { fail, lookupType, type Node } from './unit.js';
+import { fail, lookupType } from './unit.js';
 import { AccountValue, keyText } from './values.js';
 
 function bytesOf(t: SType, v: unknown): Uint8Array {

@@ -2,6 +2,7 @@
 // built-in, a type's conversion or a struct's constructor), a member
 // (members.ts), `new`, or a function value. The callee and the arguments
 // are compiled through the scope.
+import type { Node } from './ast.js';
 import { builtinCall } from './builtins.js';
 import { isFree } from './ce.js';
 import { explicitConversion } from './convert.js';
@@ -10,7 +11,7 @@ import { compileArgs, internalCall, pickOverload, pointerCall, structConstructor
 import { memberCall, newExpr } from './members.js';
 import type { CE, FnScope } from './scope.js';
 import { elementaryType } from './types.js';
-import { fail, lookupType, type Node } from './unit.js';
+import { fail, lookupType } from './unit.js';
 
 export function compileCall(sc: FnScope, node: Node): CE {
   let callee = node.expression;

@@ -1,10 +1,12 @@
 // Compiled expressions (CE) that every expression compiler makes: constants,
 // rational constants, references to storage, state variables and locals,
 // and the memory copy of a storage value.
+import type { Node } from './ast.js';
+import { ratToDecimal, type Rat } from './rational.js';
 import { readDeep, type Frame } from './runtime.js';
 import type { CE, FnScope, Local, StateVar } from './scope.js';
 import { DECIMAL, LIT, isValueType, type SType } from './types.js';
-import { ratToDecimal, resolveType, type Node, type Rat } from './unit.js';
+import { resolveType } from './unit.js';
 import { codecOf } from './values.js';
 
 export function constCE(t: SType, v: unknown): CE {

@@ -2,6 +2,7 @@
 // own ContractCompiler: functions are compiled in the context of the most
 // derived contract, so virtual calls, `super` and state variable accesses are
 // resolved once, at compile time, into closures (expr.ts, stmt.ts).
+import type { Node } from './ast.js';
 import { toMemoryValue } from './ce.js';
 import { coerce } from './convert.js';
 import { PANIC_INDEX, SolidVMCompileError, VmFailure, panic } from './errors.js';
@@ -10,7 +11,7 @@ import { Frame, readDeep, readLength, writeDeep, type Exec } from './runtime.js'
 import { FnScope, type CE, type CFn, type CompiledUnit, type Compilers, type ContractRt, type ContractScope, type Param, type StateVar } from './scope.js';
 import { compileBlock } from './stmt.js';
 import { UINT256, containsFunction, isValueType, typeName, type SType } from './types.js';
-import { fail, resolveType, type ContractInfo, type Node, type Unit } from './unit.js';
+import { fail, resolveType, type ContractInfo, type Unit } from './unit.js';
 import { codecOf, keyText } from './values.js';
 
 function noop(): void {}

@@ -2,13 +2,14 @@
 // without being asked; a compile error otherwise), the type a literal takes
 // where none is given, and explicit ones `T(x)`, SolidVM's parsing
 // conversions (`uint("ff", 16)`) included.
+import type { Node } from './ast.js';
 import { constCE, ratText, toMemoryValue } from './ce.js';
 import { PANIC_ENUM, PANIC_OVERFLOW, VmFailure, panic } from './errors.js';
 import { bytesToHex, hexToBytes, utf8 } from './hash.js';
 import { wrapInt } from './ops.js';
 import type { CE, FnScope } from './scope.js';
 import { BYTES, DECIMAL, INT256, LIT, STRING, UINT256, intT, sameType, typeName, type IntT, type SType } from './types.js';
-import { fail, type Node } from './unit.js';
+import { fail } from './unit.js';
 import { AccountValue, DECIMAL_SCALE, codecOf } from './values.js';
 
 function intFits(t: IntT, v: bigint): boolean {

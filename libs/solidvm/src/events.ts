@@ -1,12 +1,13 @@
 // Events (`emit E(…)`) and custom errors (`revert Err(…)`, `throw Err(…)`,
 // and the declarations `catch Err(…)` looks up).
 import { selectorOf } from './abi.js';
+import type { Node } from './ast.js';
 import { lookupTypeNode, toMemoryValue } from './ce.js';
 import { coerce } from './convert.js';
 import { VmFailure } from './errors.js';
 import type { CE, FnScope } from './scope.js';
 import { VOID, type SType } from './types.js';
-import { fail, type ContractInfo, type EventDef, type Node } from './unit.js';
+import { fail, type ContractInfo, type EventDef } from './unit.js';
 import { renderEventValue } from './values.js';
 
 export function findEvent(sc: FnScope, name: string): EventDef | undefined {

@@ -5,15 +5,17 @@
 // subexpressions through the scope (FnScope.expr), never by importing this one.
 import { indexAccess, memberAccess } from './access.js';
 import { assignment } from './assign.js';
+import type { Node } from './ast.js';
 import { compileCall } from './calls.js';
 import { constCE, localRef, lookupTypeNode, ratCE, stateVarRef, toMemoryValue, unescapeString } from './ce.js';
 import { coerce } from './convert.js';
 import { hexToBytes } from './hash.js';
 import { functionValue } from './internal-calls.js';
 import { binary, conditional, unary } from './operators.js';
+import { parseNumberRational, type Rat } from './rational.js';
 import type { CE, FnScope } from './scope.js';
 import { ADDRESS, BOOL, BYTES, INT256, STRING, UINT256, UINT8, type SType } from './types.js';
-import { fail, parseNumberRational, type Node, type Rat } from './unit.js';
+import { fail } from './unit.js';
 
 const ASSIGN_OPS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '|=', '&=', '^=', '<<=', '>>=', '>>>=']);
 

@@ -1,6 +1,7 @@
 // Calls of functions of this unit: overload choice (by argument types, or
 // names), argument coercion, the call of a function known at compile time,
 // a function used as a value, and struct constructors.
+import type { Node } from './ast.js';
 import { toMemoryValue } from './ce.js';
 import { coerce, implicitlyConvertible } from './convert.js';
 import { PANIC_INTERNAL_FN, panic } from './errors.js';
@@ -8,7 +9,7 @@ import { invoke } from './interop.js';
 import type { Frame } from './runtime.js';
 import type { CE, CFn, ContractRt, FnScope } from './scope.js';
 import { VOID, isValueType, typeName, type SType } from './types.js';
-import { fail, type Node } from './unit.js';
+import { fail } from './unit.js';
 
 export const EMPTY: unknown[] = [];
 

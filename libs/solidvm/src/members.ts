@@ -1,6 +1,7 @@
 // Calls through a member: library functions (`using … for`), `super`,
 // array and bytes methods (push, pop), address methods (transfer, send,
 // call), calls to other contracts, and `new`.
+import type { Node } from './ast.js';
 import { abiCall, concatCall } from './builtins.js';
 import { isFree, lookupTypeNode, storageRef, toMemoryValue } from './ce.js';
 import { coerce, explicitConversion } from './convert.js';
@@ -10,7 +11,7 @@ import { callExternal, createByContract, transferValue } from './interop.js';
 import { deleteDeep, readDeep, readLength, writeDeep } from './runtime.js';
 import type { CE, CFn, FnScope } from './scope.js';
 import { BOOL, BYTES, BYTES32, STRING, UINT256, VOID, fbytesT, typeName, type SType } from './types.js';
-import { fail, lookupType, type ContractInfo, type Node } from './unit.js';
+import { fail, lookupType, type ContractInfo } from './unit.js';
 import { defaultValue } from './values.js';
 
 /** Functions attached to a type by `using L for T` visible from the current code. */

@@ -1,14 +1,16 @@
 // Binary, unary and conditional operators: each typed once here, folded when
 // its operands are constants, else a closure specialised to its type
 // (checked or wrapping arithmetic, the integer range).
+import type { Node } from './ast.js';
 import { constCE, exactOf, ratCE, toMemoryValue } from './ce.js';
 import { coerce, explicitConversion, implicitlyConvertible, literalsType, mobileType } from './convert.js';
 import { PANIC_OVERFLOW, panic } from './errors.js';
 import { compareOp, decimalOp, fbytesOp, intOp, litOp, wrapInt, type BinFn } from './ops.js';
+import { ratOp } from './rational.js';
 import { deleteDeep, type Frame } from './runtime.js';
 import type { CE, FnScope } from './scope.js';
 import { ADDRESS, BOOL, DECIMAL, INT256, LIT, STRING, UINT256, VOID, isValueType, sameType, typeName, type SType } from './types.js';
-import { fail, ratOp, type Node } from './unit.js';
+import { fail } from './unit.js';
 import { DECIMAL_SCALE, defaultValue } from './values.js';
 
 function commonType(sc: FnScope, a: CE, b: CE, node: Node): SType {

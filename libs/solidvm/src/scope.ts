@@ -4,9 +4,11 @@
 // calls and calls contain expressions, so the compilers reach each other
 // through the scope (FnScope.expr, .contract, .iface) instead of importing
 // each other: each module then imports only what lies below it.
+import type { Node } from './ast.js';
+import type { Rat } from './rational.js';
 import type { Exec, Frame } from './runtime.js';
 import { isValueType, type SType } from './types.js';
-import { fail, type ContractInfo, type Node, type Rat, type Unit } from './unit.js';
+import { fail, type ContractInfo, type Unit } from './unit.js';
 
 export interface Param {
   name: string;

@@ -3,14 +3,16 @@
 // block entry (its statement count) and per loop iteration, which bounds
 // every run without a check per statement.
 import { revertData } from './abi.js';
+import type { Node } from './ast.js';
 import { lookupTypeNode, toMemoryValue } from './ce.js';
 import { coerce, concrete, mobileType } from './convert.js';
 import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, PANIC_POP_EMPTY, VmFailure } from './errors.js';
 import { customError, emitEvent, findError, findEvent } from './events.js';
 import type { Frame } from './runtime.js';
 import type { CE, FnScope } from './scope.js';
+import { SVM_MARK } from './source.js';
 import { BOOL, STRING, UINT256, isValueType, sameType, typeName, type SType } from './types.js';
-import { SVM_MARK, fail, lookupType, type Node } from './unit.js';
+import { fail, lookupType } from './unit.js';
 import { defaultValue } from './values.js';
 
 export const NORMAL = 0;

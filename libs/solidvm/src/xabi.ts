@@ -1,10 +1,11 @@
 // The xabi of a contract (docs/conventions.md "Transactions": the platform's layout).
 import type { Xabi, XabiFunc, XabiType } from '@platform/common';
+import type { Node } from './ast.js';
 import { compilerFor } from './compiler.js';
 import { SolidVMCompileError } from './errors.js';
 import type { CFn, CompiledUnit } from './scope.js';
 import type { SType } from './types.js';
-import { resolveType, type Node } from './unit.js';
+import { resolveType } from './unit.js';
 
 export function xabiType(t: SType): XabiType {
   switch (t.k) {
