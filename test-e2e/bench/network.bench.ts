@@ -10,7 +10,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, removeDataDir, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
+import { freePort, removeDataDir, startNetwork, startNode, type NodePorts, type RunningNetwork, type RunningNode } from '@platform/launcher';
 import { devToken, isolatedEnv } from '../test/harness.js';
 
 interface Row {
@@ -101,7 +101,7 @@ async function lone(client: Client, counter: string): Promise<{ p50: number; p99
 
 async function singleNode(): Promise<{ tps: number; p50: number; p99: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-single-'));
-  const env = { ...benchEnv(dataDir), PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()) };
+  const env = { ...benchEnv(dataDir), PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()), FILES_PORT: String(await freePort()), FILES_S3_PORT: String(await freePort()) };
   const node = await startNode({ env, onLine: () => {} });
   try {
     const { clients, counter } = await prepare([node]);
@@ -115,8 +115,10 @@ async function singleNode(): Promise<{ tps: number; p50: number; p99: number }> 
 
 async function network(): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-network-'));
-  const ports = new Map<number, { gateway: number; vault: number; idp: number; nats: number; cluster: number }>();
-  for (let i = 1; i <= 3; i++) ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort() });
+  const ports = new Map<number, NodePorts>();
+  for (let i = 1; i <= 3; i++) {
+    ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort(), files: await freePort(), objectStore: await freePort() });
+  }
   let net: RunningNetwork | null = null;
   try {
     // after its restart, node3's main chain worker says when it starts applying and from which height, and each block it applies (its log at debug)

@@ -314,6 +314,8 @@ export async function run(): Promise<Row[]> {
     PORT: String(await freePort()),
     VAULT_PORT: String(await freePort()),
     IDP_PORT: String(await freePort()),
+    FILES_PORT: String(await freePort()),
+    FILES_S3_PORT: String(await freePort()),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     // the clients go far past the default limit of 2000 nonces per account

@@ -4,7 +4,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, removeDataDir, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
+import { freePort, removeDataDir, startNetwork, startNode, type NodePorts, type RunningNetwork, type RunningNode } from '@platform/launcher';
 import { startRouteRecorder, type RouteRecorder } from './route-recorder.js';
 
 export interface TestNode extends RunningNode {
@@ -47,8 +47,10 @@ export interface TestNetwork extends RunningNetwork {
  */
 export async function startTestNetwork(size: number, env: Record<string, string> = {}, options: { recordRoutes?: ReadonlyMap<string, Buffer> } = {}): Promise<TestNetwork> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-net-'));
-  const ports = new Map<number, { gateway: number; vault: number; idp: number; nats: number; cluster: number }>();
-  for (let i = 1; i <= size; i++) ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort() });
+  const ports = new Map<number, NodePorts>();
+  for (let i = 1; i <= size; i++) {
+    ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort(), files: await freePort(), objectStore: await freePort() });
+  }
   const routes = options.recordRoutes ? await startRouteRecorder(new Map([...ports].map(([i, p]) => [i, p.cluster])), options.recordRoutes) : null;
   const logs: string[] = [];
   const network = await startNetwork({
@@ -75,10 +77,10 @@ export async function startTestNetwork(size: number, env: Record<string, string>
 
 export async function startTestNode(env: Record<string, string> = {}, dataDir = mkdtempSync(join(tmpdir(), 'platform-e2e-'))): Promise<TestNode> {
   const base = isolatedEnv();
-  const [port, vaultPort, idpPort] = [await freePort(), await freePort(), await freePort()];
+  const [port, vaultPort, idpPort, filesPort, objectStorePort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const logs: string[] = [];
   const node = await startNode({
-    env: { ...base, PORT: String(port), VAULT_PORT: String(vaultPort), IDP_PORT: String(idpPort), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    env: { ...base, PORT: String(port), VAULT_PORT: String(vaultPort), IDP_PORT: String(idpPort), FILES_PORT: String(filesPort), FILES_S3_PORT: String(objectStorePort), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     onLine: (name, line) => logs.push(`${name} | ${line}`),
   });
   return {

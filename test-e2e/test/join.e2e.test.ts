@@ -61,6 +61,8 @@ beforeAll(async () => {
     PORT: String(await freePort()),
     VAULT_PORT: String(await freePort()),
     IDP_PORT: String(await freePort()),
+    FILES_PORT: String(await freePort()),
+    FILES_S3_PORT: String(await freePort()),
     NODE_NAME: `node${i + 1}`,
     NODE_ORG: `Org${i + 1}`,
     NETWORK_GENESIS: join(keys, 'genesis.json'),

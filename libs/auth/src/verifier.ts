@@ -2,7 +2,7 @@
 // signed by the trusted issuer's keys, found through OpenID discovery. Works
 // with any standard provider; no provider-specific adapter.
 import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
-import { PlatformError } from '@platform/common';
+import { PlatformError, type NodeConfig } from '@platform/common';
 
 export interface AuthOptions {
   /** the issuer's `/.well-known/openid-configuration` */
@@ -53,6 +53,11 @@ const DISCOVERY_RETRY_MS = 5_000;
 const VERIFIED_CACHE_SIZE = 10_000;
 /** a cached verification is re-done at least this often, so that a rotated issuer key takes effect */
 const VERIFIED_CACHE_MS = 60_000;
+
+/** The verifier a service process makes from the node's configuration (the OAUTH_* settings). */
+export function tokenVerifierOf(config: Pick<NodeConfig, 'oauthAudience' | 'oauthUsernameClaims' | 'oauthOrgClaim'> & { oauthDiscoveryUrl: string }): TokenVerifier {
+  return createTokenVerifier({ discoveryUrl: config.oauthDiscoveryUrl, audience: config.oauthAudience, usernameClaims: config.oauthUsernameClaims, orgClaim: config.oauthOrgClaim });
+}
 
 export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   let discovered: Promise<Discovered> | null = null;

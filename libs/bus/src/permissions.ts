@@ -33,7 +33,7 @@ import { SERVICE_NAMES, SUBJECTS, type ServiceName } from './subjects.js';
  * and `observer`, the operator's read-only view of the node's flow (tools and
  * the benchmark watch blocks and results with it; no service connects as it).
  */
-export const BUS_USERS = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'gateway', 'observer'] as const;
+export const BUS_USERS = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'files', 'gateway', 'observer'] as const;
 export type BusUser = (typeof BUS_USERS)[number];
 
 /** The request/reply service a bus user answers as (`@nats-io/services` name), if any. */
@@ -43,6 +43,7 @@ const ANSWERS_AS: Record<BusUser, ServiceName | null> = {
   block: SERVICE_NAMES.block,
   cirrus: SERVICE_NAMES.cirrus,
   chains: SERVICE_NAMES.chains,
+  files: null,
   gateway: null,
   observer: null,
 };
@@ -150,6 +151,15 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       { stream: STREAMS.execParts.name, read: true },
       { stream: STREAMS.geneses.name, publish: true, consumers: [nodeDurable('chains-geneses', NODE_NAME_IN_DURABLE)] },
     ],
+  },
+  files: {
+    role: "the file application and the legacy file storage (HTTP behind the gateway): sends its users' transactions, reads their files' records from cirrus; answers nothing on the bus",
+    // BLOCK.account: a file's contract must run the file application's code (its code hash, BLOCK.compile) and a member's balance decides a token grant
+    calls: [VAULT.keyGet, TX.submit, TX.results, CIRRUS.search, BLOCK.account, BLOCK.compile],
+    publishes: [],
+    subscribes: [],
+    pings: [],
+    streams: [],
   },
   gateway: {
     role: 'the HTTP edge: calls the services for authenticated users, waits for results; answers nothing on the bus',

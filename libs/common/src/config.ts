@@ -68,6 +68,8 @@ export interface NodeConfig {
   /** largest accepted request body, bytes */
   bodyLimit: number;
   extStorage: { bucket: string; accessKeyId: string; secretAccessKey: string; endpoint: string | null } | null;
+  /** the files service (services/files) and its object store */
+  files: FilesConfig;
   /** the launcher: this node joins a network of nodes on other machines (NETWORK_GENESIS set); null otherwise */
   join: JoinConfig | null;
 }
@@ -96,6 +98,21 @@ export interface JoinConfig {
    */
   routeTls: { certFile: string; keyFile: string; caFile: string } | null;
 }
+
+/** The files service's settings (services/files README). */
+export interface FilesConfig {
+  /** FILES_PORT (8082): the files service's HTTP port, on loopback; the gateway routes `/api/v1/files` and `/apex-api` to it */
+  port: number;
+  /** FILES_URL: where the gateway reaches the files service; default http://127.0.0.1:<FILES_PORT> */
+  url: string;
+  /** largest file an upload may carry (FILES_MAX_BYTES, 5 GiB: one S3 copy carries at most that) */
+  maxBytes: number;
+  /** the object store: FILES_S3_ENDPOINT, or null for the node's embedded server on FILES_S3_PORT (8083) */
+  s3: { endpoint: string | null; embeddedPort: number; bucket: string; accessKeyId: string; secretAccessKey: string; region: string; forcePathStyle: boolean };
+}
+
+/** The embedded object store's credentials (the s3rver package's fixed ones): it listens on loopback only. */
+export const EMBEDDED_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
 type Env = Record<string, string | undefined>;
 
@@ -196,6 +213,30 @@ function joinConfig(env: Env): JoinConfig | null {
   };
 }
 
+function filesConfig(env: Env): FilesConfig {
+  const port = int(env, 'FILES_PORT', 8082, 0, 65535);
+  const endpoint = url(env, 'FILES_S3_ENDPOINT', ['http:', 'https:']);
+  const accessKeyId = optional(env, 'FILES_S3_ACCESS_KEY_ID');
+  const secretAccessKey = optional(env, 'FILES_S3_SECRET_ACCESS_KEY');
+  if (endpoint !== null && (accessKeyId === null || secretAccessKey === null)) {
+    throw new ConfigError(accessKeyId === null ? 'FILES_S3_ACCESS_KEY_ID' : 'FILES_S3_SECRET_ACCESS_KEY', 'required when FILES_S3_ENDPOINT names an object store');
+  }
+  return {
+    port,
+    url: url(env, 'FILES_URL', ['http:', 'https:']) ?? `http://127.0.0.1:${port}`,
+    maxBytes: int(env, 'FILES_MAX_BYTES', 5 * 1024 ** 3, 1, 5 * 1024 ** 3),
+    s3: {
+      endpoint,
+      embeddedPort: int(env, 'FILES_S3_PORT', 8083, 0, 65535),
+      bucket: str(env, 'FILES_S3_BUCKET', 'files'),
+      accessKeyId: accessKeyId ?? EMBEDDED_S3_CREDENTIALS.accessKeyId,
+      secretAccessKey: secretAccessKey ?? EMBEDDED_S3_CREDENTIALS.secretAccessKey,
+      region: str(env, 'FILES_S3_REGION', 'us-east-1'),
+      forcePathStyle: bool(env, 'FILES_S3_FORCE_PATH_STYLE', true),
+    },
+  };
+}
+
 function list(env: Env, name: string): string[] {
   return (read(env, name) ?? '')
     .split(',')
@@ -285,6 +326,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     rawTxRequireSignedMetadata: bool(env, 'RAW_TX_REQUIRE_SIGNED_METADATA', false),
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     extStorage,
+    files: filesConfig(env),
     join: joinConfig(env),
   };
   return Object.freeze(config);

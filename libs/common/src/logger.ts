@@ -26,6 +26,7 @@ export const REDACTED_PATHS = [
   'config.vaultPassword',
   'config.nodeCaKey',
   'config.extStorage.secretAccessKey',
+  'config.files.s3.secretAccessKey',
 ];
 
 export function createLogger(service: string, level: string = 'info', destination?: pino.DestinationStream): Logger {

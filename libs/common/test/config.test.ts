@@ -55,6 +55,12 @@ describe('loadConfig defaults', () => {
       rawTxRequireSignedMetadata: false,
       bodyLimit: 10 * 1024 * 1024,
       extStorage: null,
+      files: {
+        port: 8082,
+        url: 'http://127.0.0.1:8082',
+        maxBytes: 5 * 1024 ** 3,
+        s3: { endpoint: null, embeddedPort: 8083, bucket: 'files', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', region: 'us-east-1', forcePathStyle: true },
+      },
     });
   });
 
@@ -158,6 +164,14 @@ describe('loadConfig values', () => {
     const env = { EXT_STORAGE_OBJ_BUCKET: 'files', EXT_STORAGE_OBJ_ACCESS_KEY_ID: 'id', EXT_STORAGE_OBJ_SECRET_ACCESS_KEY: 'key' };
     expect(loadConfig(env).extStorage).toEqual({ bucket: 'files', accessKeyId: 'id', secretAccessKey: 'key', endpoint: null });
     expect(loadConfig({ ...env, EXT_STORAGE_OBJ_ENDPOINT: 'https://s3.example' }).extStorage?.endpoint).toBe('https://s3.example');
+  });
+
+  test("the files service's object store: the embedded one by default, another one with its credentials", () => {
+    const s3 = { FILES_S3_ENDPOINT: 'https://s3.example', FILES_S3_ACCESS_KEY_ID: 'id', FILES_S3_SECRET_ACCESS_KEY: 'key', FILES_S3_BUCKET: 'docs', FILES_S3_FORCE_PATH_STYLE: 'false' };
+    expect(loadConfig(s3).files.s3).toEqual({ endpoint: 'https://s3.example', embeddedPort: 8083, bucket: 'docs', accessKeyId: 'id', secretAccessKey: 'key', region: 'us-east-1', forcePathStyle: false });
+    expect(() => loadConfig({ FILES_S3_ENDPOINT: 'https://s3.example', FILES_S3_ACCESS_KEY_ID: 'id' })).toThrow('FILES_S3_SECRET_ACCESS_KEY');
+    expect(() => loadConfig({ FILES_MAX_BYTES: '0' })).toThrow('FILES_MAX_BYTES');
+    expect(loadConfig({ FILES_PORT: '9000' }).files.url).toBe('http://127.0.0.1:9000');
   });
 });
 

@@ -18,6 +18,9 @@ export interface NodePorts {
   nats: number;
   /** where the node's NATS server accepts the other servers' routes */
   cluster: number;
+  /** the files service and the embedded object store (FILES_PORT, FILES_S3_PORT); absent: those settings as given */
+  files?: number;
+  objectStore?: number;
 }
 
 export interface NetworkNode {
@@ -38,7 +41,7 @@ export interface NetworkOptions {
   only?: number[];
   /** remove the network's data first */
   reset?: boolean;
-  /** node n's ports; default PORT, VAULT_PORT and IDP_PORT plus 100·(n−1), NATS 4222 + (n−1), routes 6222 + (n−1) */
+  /** node n's ports; default PORT, VAULT_PORT, IDP_PORT, FILES_PORT and FILES_S3_PORT plus 100·(n−1), NATS 4222 + (n−1), routes 6222 + (n−1) */
   ports?: (index: number) => NodePorts;
   /** where the other nodes reach node n's routes (`host:port`), and what its server advertises; default its cluster port on 127.0.0.1 (a test puts a proxy there) */
   routeAddress?: (index: number) => string;
@@ -65,6 +68,8 @@ function defaultPorts(env: Record<string, string | undefined>): (index: number) 
     idp: base('IDP_PORT', 8081) + 100 * (index - 1),
     nats: 4222 + (index - 1),
     cluster: 6222 + (index - 1),
+    files: base('FILES_PORT', 8082) + 100 * (index - 1),
+    objectStore: base('FILES_S3_PORT', 8083) + 100 * (index - 1),
   });
 }
 
@@ -108,6 +113,8 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
         PORT: String(node.ports.gateway),
         VAULT_PORT: String(node.ports.vault),
         IDP_PORT: String(node.ports.idp),
+        ...(node.ports.files ? { FILES_PORT: String(node.ports.files) } : {}),
+        ...(node.ports.objectStore ? { FILES_S3_PORT: String(node.ports.objectStore) } : {}),
         NETWORK_REPLICAS: String(networkReplicas(nodes.length)),
         ...extraEnv,
       },

@@ -15,7 +15,7 @@ import { waitForPort } from './ports.js';
 import { supervise, type Supervised } from './supervisor.js';
 
 /** The node's services, in start order; the gateway last, as it routes to the others. */
-export const NODE_SERVICES = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'gateway'] as const;
+export const NODE_SERVICES = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'files', 'gateway'] as const;
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -49,7 +49,7 @@ export interface RunningNode {
   /** a bus user's credentials, for tools that watch the node (`observer`) */
   busCredentials(user: BusUser): BusCredentials;
   databaseUrl: string;
-  /** the supervised processes by name (`idp`, and each of NODE_SERVICES) */
+  /** the supervised processes by name (`idp`, `object-store` when embedded, and each of NODE_SERVICES) */
   processes: ReadonlyMap<string, Supervised>;
   /** the embedded NATS server (null with NATS_URL): a test kills it and starts it again on the same port and store */
   nats: { kill(): Promise<void>; restart(): Promise<void> } | null;
@@ -151,6 +151,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       await waitForPort('127.0.0.1', config.idpPort, 60_000);
     }
 
+    // the files service's object store: the embedded one unless FILES_S3_ENDPOINT names another
+    if (!config.files.s3.endpoint) {
+      run('object-store', 'libs/launcher/bin/object-store.ts', { ...env, DATA_DIR: dataDir });
+      await waitForPort('127.0.0.1', config.files.s3.embeddedPort, 60_000);
+    }
+
     const serviceEnv = {
       ...env,
       DATA_DIR: dataDir,
@@ -169,6 +175,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
     await waitUntilReady(`${gatewayUrl}/ready`, options.readyTimeoutMs ?? 120_000);
+    // the gateway's routes to the files service answer once it listens too
+    await waitForPort('127.0.0.1', config.files.port, options.readyTimeoutMs ?? 120_000);
     return {
       config,
       dataDir,

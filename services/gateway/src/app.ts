@@ -16,13 +16,14 @@ import { chainInfoRoutes } from './routes/chain-info.js';
 import { networkRoutes } from './routes/network.js';
 import { chainRoutes } from './routes/chains.js';
 import { cirrusRoutes } from './routes/cirrus.js';
+import { fileRoutes } from './routes/files.js';
 import { keyRoutes } from './routes/key.js';
 import { x509Routes } from './routes/x509.js';
 import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl'>>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl' | 'files'>>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
@@ -122,6 +123,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     chainInfoRoutes(platform, deps.nc);
     chainRoutes(platform, deps.nc);
     networkRoutes(platform, { nc: deps.nc, config: deps.config });
+    // the files service's endpoints, passed through as streams (FILES_URL)
+    if (deps.config.files) fileRoutes(platform, deps.config.files.url);
   });
   return app;
 }

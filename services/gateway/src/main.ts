@@ -1,7 +1,7 @@
 // The gateway process: configuration from the environment, NATS, and the
 // HTTP server on HOST:PORT until SIGTERM.
 import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
-import { createTokenVerifier } from '@platform/auth';
+import { tokenVerifierOf } from '@platform/auth';
 import { connectBus } from '@platform/bus';
 import { buildGateway } from './app.js';
 
@@ -12,12 +12,7 @@ const config = loadServiceConfig('gateway', process.env, ['natsUrl', 'natsCreden
 const logger = createLogger('gateway', config.logLevel);
 try {
   const nc = await connectBus({ url: config.natsUrl, name: 'gateway', credentials: { user: 'gateway', seed: config.natsCredentials }, logger });
-  const verifier = createTokenVerifier({
-    discoveryUrl: config.oauthDiscoveryUrl,
-    audience: config.oauthAudience,
-    usernameClaims: config.oauthUsernameClaims,
-    orgClaim: config.oauthOrgClaim,
-  });
+  const verifier = tokenVerifierOf(config);
   const app = await buildGateway({ config, logger, nc, verifier });
   await app.listen({ host: config.host, port: config.port });
   stopOnSignals(logger, async () => {

@@ -1,0 +1,230 @@
+// A file's record, read from cirrus (so it survives restarts and is what the
+// chain holds): the FileManager's row, its memberships, versions and their
+// attestations, and its history for ownership transfers.
+//
+// Cirrus names a contract's table by its creator's organization
+// (`<org>-FileManager`, `<org>-FileManager-ExternalFile`, …): a file's
+// versions, memberships and attestations land in the tables of whoever made
+// them. So each contract is read across its table families — the one table a
+// bare name resolves to, or each one the 409 lists — by the addresses the
+// file's manager holds, never by a field anyone could set.
+//
+// A FileManager is the file's only if it runs the file application's code
+// (its code hash, compared through the block service), and of two with the
+// same fileKey the first created is the file: a contract of other code, or
+// one made later with a copied fileKey, cannot claim another's content.
+import { CIRRUS, call, type NatsConnection } from '@platform/bus';
+import { PlatformError } from '@platform/common';
+import type { Ledger, User } from './ledger.js';
+
+export interface Attested {
+  attestor: string;
+  timestamp: number;
+}
+
+export interface Version {
+  version: number;
+  fileHash: string;
+  comments: string;
+  uploadedBy: string;
+  timestamp: number;
+  uri: string;
+  attestations: Attested[];
+}
+
+export type AuditEntry =
+  | { timestamp: number; action: 'VERSION_ADDED'; version: number; uploadedBy: string }
+  | { timestamp: number; action: 'MEMBER_ADDED' | 'MEMBER_REMOVED'; member: string }
+  | { timestamp: number; action: 'ATTESTED'; version: number; attestor: string }
+  | { timestamp: number; action: 'OWNERSHIP_TRANSFERRED'; from: string; to: string };
+
+/** The record the routes answer (`data`). */
+export interface FileRecord {
+  fileKey: string;
+  fileName: string;
+  fileDescription: string;
+  /** the FileManager contract */
+  address: string;
+  /** '' on the main chain */
+  chainId: string;
+  owner: string;
+  members: string[];
+  createdAt: number;
+  lastActivityAt: number;
+  versions: Version[];
+  auditLog: AuditEntry[];
+}
+
+type Row = Record<string, unknown>;
+
+const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+const num = (v: unknown) => Number(v ?? 0);
+const inList = (values: string[]) => `in.(${values.join(',')})`;
+/** cirrus's `block_timestamp` (`YYYY-MM-DD HH:MM:SS UTC`) in seconds, the unit of the contracts' timestamps */
+const blockSeconds = (v: unknown) => Math.floor(Date.parse(text(v).replace(' UTC', 'Z').replace(' ', 'T')) / 1000);
+
+/** Rank of an action among those of one block: initialize shares before it adds version 1, a transfer shares before the owner changes. */
+const RANK: Record<AuditEntry['action'], number> = { MEMBER_ADDED: 0, VERSION_ADDED: 1, ATTESTED: 2, MEMBER_REMOVED: 3, OWNERSHIP_TRANSFERRED: 4 };
+
+export class Records {
+  /** FileManager addresses known to run the application's code (code never changes) */
+  private readonly genuine = new Map<string, boolean>();
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly ledger: Ledger,
+  ) {}
+
+  /** The rows of one cirrus table, or [] when it does not exist (for this user). */
+  private async rows(user: User, table: string, query: string, requestId: string): Promise<Row[]> {
+    try {
+      const answer = await call(this.nc, CIRRUS.search, { table, query, username: user.username, organization: user.organization }, { requestId });
+      return JSON.parse(answer.rows) as Row[];
+    } catch (err) {
+      if (err instanceof PlatformError && err.code === 'NOT_FOUND') return [];
+      throw err;
+    }
+  }
+
+  /** The table families of a contract the user may see: `[contract]` when its bare name names one, the families a 409 lists, or none. */
+  private async families(user: User, contract: string, requestId: string): Promise<string[]> {
+    try {
+      await call(this.nc, CIRRUS.search, { table: contract, query: 'limit=0', username: user.username, organization: user.organization }, { requestId });
+      return [contract];
+    } catch (err) {
+      if (err instanceof PlatformError && err.code === 'NOT_FOUND') return [];
+      if (err instanceof PlatformError && err.code === 'CONFLICT' && Array.isArray(err.details?.tables)) return err.details.tables as string[];
+      throw err;
+    }
+  }
+
+  /** Rows of `contract`'s tables (`table(family)` names the table of each family), each with the family it came from. */
+  private async across(user: User, contract: string, table: (family: string) => string, query: string, requestId: string): Promise<Array<Row & { family: string }>> {
+    const families = await this.families(user, contract, requestId);
+    const found = await Promise.all(families.map(async (family) => (await this.rows(user, table(family), query, requestId)).map((row) => ({ ...row, family }))));
+    return found.flat();
+  }
+
+  /** Rows of contract `contract` at these addresses on the chain. */
+  private async contractsAt(user: User, contract: string, addresses: string[], chainId: string, requestId: string): Promise<Row[]> {
+    if (addresses.length === 0) return [];
+    return this.across(user, contract, (f) => f, `address=${inList(addresses)}&chainId=eq.${chainId}`, requestId);
+  }
+
+  /** Elements of an array variable of contracts at these addresses, in index order per contract. */
+  private async elements(user: User, contract: string, variable: string, addresses: string[], chainId: string, requestId: string): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (addresses.length === 0) return out;
+    const rows = await this.across(user, contract, (f) => `${f}-${variable}`, `address=${inList(addresses)}&chainId=eq.${chainId}&select=address,index,value&order=index.asc`, requestId);
+    rows.sort((a, b) => num(a.index) - num(b.index));
+    for (const row of rows) {
+      const list = out.get(text(row.address)) ?? [];
+      list.push(text(row.value));
+      out.set(text(row.address), list);
+    }
+    return out;
+  }
+
+  /** Whether the manager at `address` runs the application's code. */
+  private async isGenuine(user: User, address: string, chainId: string, requestId: string): Promise<boolean> {
+    const key = `${chainId}:${address}`;
+    const known = this.genuine.get(key);
+    if (known !== undefined) return known;
+    const [expected, actual] = await Promise.all([this.ledger.appCodeHash(requestId), this.ledger.codeHashAt(user, address, chainId, requestId)]);
+    // not there yet (cirrus ahead of this read): asked again next time
+    if (actual === null) return false;
+    this.genuine.set(key, actual === expected);
+    return actual === expected;
+  }
+
+  /** The file's manager row (with its family), or null when there is no such file for this user. */
+  async manager(user: User, fileKey: string, chainId: string, requestId: string): Promise<(Row & { family: string }) | null> {
+    const rows = await this.across(user, 'FileManager', (f) => f, `fileKey=eq.${encodeURIComponent(fileKey)}&chainId=eq.${chainId}`, requestId);
+    const genuine = [];
+    for (const row of rows) if (await this.isGenuine(user, text(row.address), chainId, requestId)) genuine.push(row);
+    genuine.sort((a, b) => num(a.createdAt) - num(b.createdAt) || num(a.block_number) - num(b.block_number) || text(a.address).localeCompare(text(b.address)));
+    return genuine[0] ?? null;
+  }
+
+  /** The whole record of the file, or null when there is none for this user. */
+  async record(user: User, fileKey: string, chainId: string, requestId: string): Promise<FileRecord | null> {
+    const fm = await this.manager(user, fileKey, chainId, requestId);
+    if (!fm) return null;
+    const address = text(fm.address);
+    const [membershipsOf, versionsOf, history] = await Promise.all([
+      this.elements(user, 'FileManager', 'memberships', [address], chainId, requestId),
+      this.elements(user, 'FileManager', 'fileVersions', [address], chainId, requestId),
+      this.rows(user, `history@${fm.family}`, `address=eq.${address}&chainId=eq.${chainId}&select=owner,numVersions,block_number,block_timestamp&order=block_number.asc`, requestId),
+    ]);
+    const membershipAddresses = membershipsOf.get(address) ?? [];
+    const versionAddresses = versionsOf.get(address) ?? [];
+    const [membershipRows, versionRows, attestationsOf] = await Promise.all([
+      this.contractsAt(user, 'Membership', membershipAddresses, chainId, requestId),
+      this.contractsAt(user, 'ExternalFile', versionAddresses, chainId, requestId),
+      this.elements(user, 'ExternalFile', 'attestations', versionAddresses, chainId, requestId),
+    ]);
+    const attestationRows = await this.contractsAt(user, 'Attestation', [...attestationsOf.values()].flat(), chainId, requestId);
+    const byAddress = (rows: Row[]) => new Map(rows.map((r) => [text(r.address), r]));
+    const memberships = byAddress(membershipRows);
+    const versionByAddress = byAddress(versionRows);
+    const attestationByAddress = byAddress(attestationRows);
+
+    // the block each version was added in: where the manager's numVersions first reached it
+    const versionBlock = new Map<number, number>();
+    for (const h of history) for (let v = 1; v <= num(h.numVersions); v++) if (!versionBlock.has(v)) versionBlock.set(v, num(h.block_number));
+
+    const log: Array<{ entry: AuditEntry; block: number }> = [];
+    const owner = text(fm.owner);
+    const members: string[] = [owner];
+    for (const at of membershipAddresses) {
+      const m = memberships.get(at);
+      if (!m) continue;
+      const member = text(m.member);
+      const action = text(m.action) === 'MEMBER_REMOVED' ? 'MEMBER_REMOVED' : 'MEMBER_ADDED';
+      if (action === 'MEMBER_ADDED' && !members.includes(member)) members.push(member);
+      if (action === 'MEMBER_REMOVED' && member !== owner && members.includes(member)) members.splice(members.indexOf(member), 1);
+      log.push({ entry: { timestamp: num(m.timestamp), action, member }, block: num(m.block_number) });
+    }
+    const versions: Version[] = [];
+    for (const at of versionAddresses) {
+      const v = versionByAddress.get(at);
+      if (!v) continue;
+      const version = num(v.version);
+      const attestations: Attested[] = [];
+      for (const a of attestationsOf.get(at) ?? []) {
+        const row = attestationByAddress.get(a);
+        if (!row) continue;
+        attestations.push({ attestor: text(row.attestor), timestamp: num(row.timestamp) });
+        log.push({ entry: { timestamp: num(row.timestamp), action: 'ATTESTED', version, attestor: text(row.attestor) }, block: num(row.block_number) });
+      }
+      versions.push({ version, fileHash: text(v.fileHash), comments: text(v.comments), uploadedBy: text(v.uploadedBy), timestamp: num(v.timestamp), uri: text(v.uri), attestations });
+      log.push({ entry: { timestamp: num(v.timestamp), action: 'VERSION_ADDED', version, uploadedBy: text(v.uploadedBy) }, block: versionBlock.get(version) ?? num(v.block_number) });
+    }
+    let previous: string | null = null;
+    for (const h of history) {
+      const now = text(h.owner);
+      if (previous !== null && now !== previous) log.push({ entry: { timestamp: blockSeconds(h.block_timestamp), action: 'OWNERSHIP_TRANSFERRED', from: previous, to: now }, block: num(h.block_number) });
+      previous = now;
+    }
+    log.sort((a, b) => a.entry.timestamp - b.entry.timestamp || a.block - b.block || RANK[a.entry.action] - RANK[b.entry.action]);
+    versions.sort((a, b) => a.version - b.version);
+    return {
+      fileKey: text(fm.fileKey),
+      fileName: text(fm.fileName),
+      fileDescription: text(fm.fileDescription),
+      address,
+      chainId,
+      owner,
+      members,
+      createdAt: num(fm.createdAt),
+      lastActivityAt: num(fm.lastActivityAt),
+      versions,
+      auditLog: log.map((l) => l.entry),
+    };
+  }
+
+  /** Whether cirrus shows any of these contracts of `contract` yet (its blocks are indexed after they are applied). */
+  async indexed(user: User, contract: string, addresses: string[], chainId: string, requestId: string): Promise<boolean> {
+    return (await this.contractsAt(user, contract, addresses, chainId, requestId)).length > 0;
+  }
+}
