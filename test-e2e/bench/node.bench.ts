@@ -23,21 +23,15 @@
 // `NODE_BENCH_NODE_OPTIONS` is passed to every node process as NODE_OPTIONS:
 // `--import <abs path>/cpu-profile.mjs` with CPU_PROFILE_DIR writes a CPU
 // profile of each service per phase (see that file).
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet, type BaseWallet, encodeRlp, hexlify, keccak256, toBeArray, type SigningKey } from 'ethers';
-import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
-import { publicKeyToPem } from '@platform/certs';
-import { REGISTRY_ADDRESS } from '@platform/identity';
-import { freePort, hostReference, startNode, type RunningNode } from '@platform/launcher';
+import { Wallet, type SigningKey } from 'ethers';
+import { connectBus, type NatsConnection } from '@platform/bus';
+import { hostReference, startNode } from '@platform/launcher';
 import { Pool } from 'undici';
+import { BENCH_ADMIN, HOPS, benchNodeEnv, enrolRawKey, token, type Row, lastPhaseCpu, peakRssMiB, percentile, processes, rawCall, watchHops, withCpuReport } from './probes.js';
 
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-}
 
 const BATCH = 100;
 const BATCH_CLIENTS = 8;
@@ -46,7 +40,6 @@ const LONE_CALLS = 200;
 const FEW_CLIENTS = 4;
 const FEW_CALLS = 100;
 const SECONDS = Number(process.env.NODE_BENCH_SECONDS ?? 8);
-const BENCH_ADMIN = 'bench-admin';
 const PHASES = new Set((process.env.NODE_BENCH_PHASES ?? 'lone,few,solidvm,raw,evm').split(','));
 
 const COUNTER = `
@@ -98,124 +91,9 @@ async function ok(path: string, token: string, body: unknown): Promise<any> {
   return answer.body;
 }
 
-async function token(node: RunningNode, username: string): Promise<string> {
-  const discovery = (await (await fetch(node.discoveryUrl)).json()) as { token_endpoint: string };
-  const form = new URLSearchParams({ grant_type: 'password', client_id: 'platform-cli', username, password: 'development', organization: 'Bench' });
-  const body = (await (await fetch(discovery.token_endpoint, { method: 'POST', body: form })).json()) as { access_token?: string };
-  if (!body.access_token) throw new Error(`no token for ${username}`);
-  return body.access_token;
-}
-
-// --- where the CPU goes: utime + stime of every process under this one ----------
-
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  comm: string;
-  /** CPU seconds */
-  cpu: number;
-}
-
-const TICKS = 100; // USER_HZ on Linux
-
-function processes(): ProcInfo[] {
-  const all: ProcInfo[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const fields = stat.slice(close + 2).split(' ');
-      all.push({ pid: Number(entry), ppid: Number(fields[1]), comm, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return all;
-}
-
-/** CPU seconds so far of every process of the node, by pid with its part: each service, nats-server, postgres (every backend). */
-function nodeProcesses(node: RunningNode): Map<number, { part: string; cpu: number }> {
-  const all = processes();
-  const byPid = new Map(all.map((p) => [p.pid, p]));
-  const names = new Map<number, string>();
-  for (const [name, proc] of node.processes) if (proc.pid !== null) names.set(proc.pid, name);
-  const found = new Map<number, { part: string; cpu: number }>();
-  for (const p of all) {
-    // a service by its pid; else by what it runs, if it descends from this process
-    let part: string | null = names.get(p.pid) ?? null;
-    if (part === null) {
-      let mine = false;
-      let q: ProcInfo | undefined = p;
-      for (let hops = 0; q && hops < 6; hops++, q = byPid.get(q.ppid)) if (q.ppid === process.pid) mine = true;
-      if (!mine) continue;
-      if (p.comm.startsWith('nats-server')) part = 'nats-server';
-      else if (p.comm.startsWith('postgres') || p.comm.startsWith('postmaster')) part = 'postgres';
-      else part = `other: ${p.comm}`;
-    }
-    found.set(p.pid, { part, cpu: p.cpu });
-  }
-  return found;
-}
-
-/** CPU seconds the whole machine has been busy (every process, this container's or not), from /proc/stat. */
-function machineBusy(): number {
-  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  // user nice system idle iowait irq softirq steal
-  return (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]) / TICKS;
-}
-
-/**
- * Samples the node's processes while `body` runs (a backend that exits
- * meanwhile keeps what it had used at the last sample) and prints each part's
- * CPU time as a share of one core.
- */
-/** CPU seconds of the last phase: the node's processes, and this client */
-const lastPhaseCpu = { node: 0, client: 0 };
-
-async function withCpuReport<T>(node: RunningNode, label: string, body: () => Promise<T>): Promise<T> {
-  const first = nodeProcesses(node);
-  const last = new Map(first);
-  const sample = () => {
-    for (const [pid, p] of nodeProcesses(node)) last.set(pid, p);
-  };
-  const timer = setInterval(sample, 250);
-  const self = process.cpuUsage();
-  const busy = machineBusy();
-  const t0 = performance.now();
-  try {
-    return await body();
-  } finally {
-    clearInterval(timer);
-    sample();
-    const seconds = (performance.now() - t0) / 1000;
-    const parts = new Map<string, number>();
-    for (const [pid, p] of last) parts.set(p.part, (parts.get(p.part) ?? 0) + p.cpu - (first.get(pid)?.cpu ?? 0));
-    const mine = process.cpuUsage(self);
-    parts.set('bench client', (mine.user + mine.system) / 1e6);
-    const total = [...parts.values()].reduce((a, b) => a + b, 0);
-    lastPhaseCpu.client = parts.get('bench client')!;
-    lastPhaseCpu.node = total - lastPhaseCpu.client;
-    const pct = (cpu: number) => `${Math.round((100 * cpu) / seconds)}%`;
-    const shares = [...parts].sort((a, b) => b[1] - a[1]).map(([part, cpu]) => `${part} ${pct(cpu)}`);
-    const machine = machineBusy() - busy;
-    console.log(`   [${label}, ${seconds.toFixed(1)} s; CPU as % of one core: machine ${pct(machine)} of ${cpus().length * 100}%, this node + client ${pct(total)}, other work ${pct(Math.max(0, machine - total))}] ${shares.join(', ')}`);
-  }
-}
-
-function peakRssMiB(pid: number): number | null {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
-}
 
 // --- the phases --------------------------------------------------------------------
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** `clients` loops, each sending batches of BATCH calls with resolve=true for SECONDS; tx/s from first submission to last Success. */
 async function batched(tokens: string[], item: (i: number) => unknown, seconds: number): Promise<{ rate: number; txs: number; failures: number }> {
@@ -235,67 +113,7 @@ async function batched(tokens: string[], item: (i: number) => unknown, seconds: 
   return { rate: (txs * 1000) / (performance.now() - started), txs, failures };
 }
 
-/** A raw call in the platform's signing bytes (docs/conventions.md "Raw transactions: the signed bytes"), with ethers only. */
-function rawCall(wallet: { signingKey: SigningKey }, nonce: number, to: string, metadata: Record<string, string>) {
-  const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
-  const hash = keccak256(encodeRlp([int(nonce), int(1), int(100_000_000), `0x${to}`, int(0), '0x']));
-  const sig = wallet.signingKey.sign(hash);
-  return { nonce, gasPrice: 1, gasLimit: 100_000_000, value: 0, to, initOrData: '', r: sig.r.slice(2), s: sig.s.slice(2), v: sig.v, metadata };
-}
-
 const bump = (wallet: { signingKey: SigningKey }, nonce: number, to: string) => rawCall(wallet, nonce, to, { VM: 'SolidVM', funcName: 'bump', args: '(1)' });
-
-/**
- * A key the vault never held transacts once it has a certificate (issue
- * "Identity"): an administrator's createCert, then the key's own registration
- * in the registry, with nonce 0.
- */
-async function enrolRawKey(wallet: BaseWallet, adminToken: string, n: number): Promise<void> {
-  const pubKey = publicKeyToPem(Buffer.from(wallet.signingKey.publicKey.slice(2), 'hex'));
-  const pem = (await ok('/bloc/v2.2/x509/createCert', adminToken, { subject: { commonName: `raw-${n}`, organization: 'Bench', pubKey } })) as string;
-  const registration = rawCall(wallet, 0, REGISTRY_ADDRESS, { VM: 'SolidVM', funcName: 'registerCertificate', args: JSON.stringify({ newCertificateString: pem }) });
-  const result = await ok('/bloc/v2.2/transaction/raw?resolve=true', adminToken, registration);
-  if (result.status !== 'Success') throw new Error(`enrolling a raw key failed: ${JSON.stringify(result).slice(0, 300)}`);
-}
-
-// --- where a lone call's time goes: the node's own messages, seen on the bus -------
-
-const HOPS = ['admitted', 'block', 'exec', 'done'] as const;
-type Hop = (typeof HOPS)[number];
-
-/**
- * Watches the node's subjects with plain subscriptions (JetStream also
- * delivers a stored message to them): when each transaction was published to
- * `tx.admitted.*` (admission done), to `block.*` (ordered, executed, appended),
- * to `exec.*` (applied, results out) and to `tx.done` (results
- * recorded) — in this process's clock, like the client's timings.
- */
-async function watchHops(node: RunningNode): Promise<{ seen: Map<string, Partial<Record<Hop, number>>>; nc: NatsConnection }> {
-  // the operator's read-only bus user: it sees the flow, and can do nothing to it
-  const nc = await connectBus({ url: node.natsUrl, name: 'node-bench-observer', credentials: node.busCredentials('observer') });
-  const seen = new Map<string, Partial<Record<Hop, number>>>();
-  const mark = (hash: string, hop: Hop) => {
-    const at = performance.now();
-    const entry = seen.get(hash) ?? {};
-    entry[hop] ??= at;
-    seen.set(hash, entry);
-  };
-  const watch = (subject: string, hop: Hop, hashes: (data: Uint8Array, subject: string) => string[]) =>
-    nc.subscribe(subject, {
-      callback: (err, msg) => {
-        if (!err) for (const hash of hashes(msg.data, msg.subject)) mark(hash, hop);
-      },
-    });
-  watch('tx.admitted.>', 'admitted', (d) => {
-    const body = decodeJson<{ hash: string } | Array<{ hash: string }>>(d);
-    return (Array.isArray(body) ? body : [body]).map((t) => t.hash);
-  });
-  watch('block.>', 'block', (d) => decodeJson<{ transactions: Array<{ hash: string }> }>(d).transactions.map((t) => t.hash));
-  watch('exec.>', 'exec', (d) => decodeJson<{ receipts: Array<{ transactionHash: string }> }>(d).receipts.map((r) => r.transactionHash));
-  watch('tx.done', 'done', (d) => decodeJson<{ results: Array<{ hash: string }> }>(d).results.map((r) => r.hash));
-  await nc.flush();
-  return { seen, nc };
-}
 
 /** The host's speed as two rows (hostReference, in @platform/launcher). */
 async function hostRows(when: string): Promise<Row[]> {
@@ -309,21 +127,7 @@ async function hostRows(when: string): Promise<Row[]> {
 export async function run(): Promise<Row[]> {
   const hostBefore = await hostRows('before');
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-node-'));
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    PORT: String(await freePort()),
-    VAULT_PORT: String(await freePort()),
-    IDP_PORT: String(await freePort()),
-    FILES_PORT: String(await freePort()),
-    FILES_S3_PORT: String(await freePort()),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    // the clients go far past the default limit of 2000 nonces per account
-    ACCOUNT_NONCE_LIMIT: '1000000000',
-    // issues the raw clients' certificates (createCert)
-    ADMIN_USERS: BENCH_ADMIN,
-  };
-  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_OPTIONS']) delete env[name];
+  const env = await benchNodeEnv(dataDir);
   if (process.env.NODE_BENCH_NODE_OPTIONS) env.NODE_OPTIONS = process.env.NODE_BENCH_NODE_OPTIONS;
   const problems: string[] = [];
   const node = await startNode({ env, onLine: (name, line) => /"level":(50|60)|error|fatal/i.test(line) && problems.length < 20 && problems.push(`${name} | ${line}`) });
@@ -455,7 +259,7 @@ export async function run(): Promise<Row[]> {
       // keys the vault never held, each with its own nonces; signed before the clock starts
       const wallets = Array.from({ length: RAW_CLIENTS }, () => Wallet.createRandom());
       const adminToken = await token(node, BENCH_ADMIN);
-      await Promise.all(wallets.map((w, n) => enrolRawKey(w, adminToken, n)));
+      await Promise.all(wallets.map((w, n) => enrolRawKey(ok, w, adminToken, n)));
       const perClient = Math.max(20, Math.ceil((2_000 * SECONDS) / RAW_CLIENTS));
       const signed = wallets.map((w) => Array.from({ length: perClient + 5 }, (_, n) => bump(w, n + 1, counter)));
       // warm-up: the first five of each wallet

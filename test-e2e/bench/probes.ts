@@ -1,0 +1,247 @@
+// What the node benchmarks measure beside their clients' own clocks: the CPU
+// time of each of a node's processes (services, nats-server, PostgreSQL) per
+// phase, their memory, the moments a transaction's messages appear on the
+// bus, and raw transactions signed with ethers alone (keys the vault never
+// held). Shared by node.bench.ts and peer.bench.ts.
+import { readFileSync, readdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { encodeRlp, hexlify, keccak256, toBeArray, type BaseWallet, type SigningKey } from 'ethers';
+import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
+import { publicKeyToPem } from '@platform/certs';
+import { REGISTRY_ADDRESS } from '@platform/identity';
+import { freePort, type RunningNode } from '@platform/launcher';
+
+// --- where the CPU goes: utime + stime of every process under this one ----------
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  /** CPU seconds */
+  cpu: number;
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+export function processes(): ProcInfo[] {
+  const all: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      all.push({ pid: Number(entry), ppid: Number(fields[1]), comm, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return all;
+}
+
+/** CPU seconds so far of every process of the node, by pid with its part: each service, nats-server, postgres (every backend). */
+export function nodeProcesses(node: RunningNode): Map<number, { part: string; cpu: number }> {
+  const all = processes();
+  const byPid = new Map(all.map((p) => [p.pid, p]));
+  const names = new Map<number, string>();
+  for (const [name, proc] of node.processes) if (proc.pid !== null) names.set(proc.pid, name);
+  const found = new Map<number, { part: string; cpu: number }>();
+  for (const p of all) {
+    // a service by its pid; else by what it runs, if it descends from this process
+    let part: string | null = names.get(p.pid) ?? null;
+    if (part === null) {
+      let mine = false;
+      let q: ProcInfo | undefined = p;
+      for (let hops = 0; q && hops < 6; hops++, q = byPid.get(q.ppid)) if (q.ppid === process.pid) mine = true;
+      if (!mine) continue;
+      if (p.comm.startsWith('nats-server')) part = 'nats-server';
+      else if (p.comm.startsWith('postgres') || p.comm.startsWith('postmaster')) part = 'postgres';
+      else part = `other: ${p.comm}`;
+    }
+    found.set(p.pid, { part, cpu: p.cpu });
+  }
+  return found;
+}
+
+/** CPU seconds the whole machine has been busy (every process, this container's or not), from /proc/stat. */
+function machineBusy(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal
+  return (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]) / TICKS;
+}
+
+/**
+ * Samples the node's processes while `body` runs (a backend that exits
+ * meanwhile keeps what it had used at the last sample) and prints each part's
+ * CPU time as a share of one core.
+ */
+/** CPU seconds of the last phase: the node's processes, and this client */
+export const lastPhaseCpu = { node: 0, client: 0 };
+
+export async function withCpuReport<T>(node: RunningNode, label: string, body: () => Promise<T>): Promise<T> {
+  const first = nodeProcesses(node);
+  const last = new Map(first);
+  const sample = () => {
+    for (const [pid, p] of nodeProcesses(node)) last.set(pid, p);
+  };
+  const timer = setInterval(sample, 250);
+  const self = process.cpuUsage();
+  const busy = machineBusy();
+  const t0 = performance.now();
+  try {
+    return await body();
+  } finally {
+    clearInterval(timer);
+    sample();
+    const seconds = (performance.now() - t0) / 1000;
+    const parts = new Map<string, number>();
+    for (const [pid, p] of last) parts.set(p.part, (parts.get(p.part) ?? 0) + p.cpu - (first.get(pid)?.cpu ?? 0));
+    const mine = process.cpuUsage(self);
+    parts.set('bench client', (mine.user + mine.system) / 1e6);
+    const total = [...parts.values()].reduce((a, b) => a + b, 0);
+    lastPhaseCpu.client = parts.get('bench client')!;
+    lastPhaseCpu.node = total - lastPhaseCpu.client;
+    const pct = (cpu: number) => `${Math.round((100 * cpu) / seconds)}%`;
+    const shares = [...parts].sort((a, b) => b[1] - a[1]).map(([part, cpu]) => `${part} ${pct(cpu)}`);
+    const machine = machineBusy() - busy;
+    console.log(`   [${label}, ${seconds.toFixed(1)} s; CPU as % of one core: machine ${pct(machine)} of ${cpus().length * 100}%, this node + client ${pct(total)}, other work ${pct(Math.max(0, machine - total))}] ${shares.join(', ')}`);
+  }
+}
+
+/** The process's proportional share of memory now (PSS: shared pages divided among their sharers), MiB; null when it is gone. */
+export function pssMiB(pid: number): number | null {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds so far of one process (utime + stime), or null when it is gone. */
+export function cpuSecondsOf(pid: number): number | null {
+  return processes().find((p) => p.pid === pid)?.cpu ?? null;
+}
+
+export function peakRssMiB(pid: number): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/**
+ * A raw transaction in the platform's signing bytes (docs/conventions.md "Raw
+ * transactions: the signed bytes"), with ethers only: `data` is the call's
+ * initOrData (an EVM call's calldata, or empty for a SolidVM call named by
+ * its metadata).
+ */
+export function rawTx(wallet: { signingKey: SigningKey }, fields: { nonce: number; to: string; data?: string; metadata: Record<string, string> }) {
+  const { nonce, to, data = '', metadata } = fields;
+  const int = (n: number) => (n === 0 ? '0x' : hexlify(toBeArray(n)));
+  const hash = keccak256(encodeRlp([int(nonce), int(1), int(100_000_000), `0x${to}`, int(0), `0x${data}`]));
+  const sig = wallet.signingKey.sign(hash);
+  return { nonce, gasPrice: 1, gasLimit: 100_000_000, value: 0, to, initOrData: data, r: sig.r.slice(2), s: sig.s.slice(2), v: sig.v, metadata };
+}
+
+/** A raw call of a function by name (metadata.funcName and args, as a SolidVM call is sent). */
+export function rawCall(wallet: { signingKey: SigningKey }, nonce: number, to: string, metadata: Record<string, string>) {
+  return rawTx(wallet, { nonce, to, metadata });
+}
+
+/**
+ * A key the vault never held transacts once it has a certificate (issue
+ * "Identity"): an administrator's createCert, then the key's own registration
+ * in the registry, with nonce 0.
+ */
+export async function enrolRawKey(ok: (path: string, token: string, body: unknown) => Promise<any>, wallet: BaseWallet, adminToken: string, n: number): Promise<void> {
+  const pubKey = publicKeyToPem(Buffer.from(wallet.signingKey.publicKey.slice(2), 'hex'));
+  const pem = (await ok('/bloc/v2.2/x509/createCert', adminToken, { subject: { commonName: `raw-${n}`, organization: 'Bench', pubKey } })) as string;
+  const registration = rawCall(wallet, 0, REGISTRY_ADDRESS, { VM: 'SolidVM', funcName: 'registerCertificate', args: JSON.stringify({ newCertificateString: pem }) });
+  const result = await ok('/bloc/v2.2/transaction/raw?resolve=true', adminToken, registration);
+  if (result.status !== 'Success') throw new Error(`enrolling a raw key failed: ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+// --- where a lone call's time goes: the node's own messages, seen on the bus -------
+
+export const HOPS = ['admitted', 'block', 'exec', 'done'] as const;
+export type Hop = (typeof HOPS)[number];
+
+/**
+ * Watches the node's subjects with plain subscriptions (JetStream also
+ * delivers a stored message to them): when each transaction was published to
+ * `tx.admitted.*` (admission done), to `block.*` (ordered, executed, appended),
+ * to `exec.*` (applied, results out) and to `tx.done` (results
+ * recorded) — in this process's clock, like the client's timings.
+ */
+export async function watchHops(node: RunningNode): Promise<{ seen: Map<string, Partial<Record<Hop, number>>>; nc: NatsConnection }> {
+  // the operator's read-only bus user: it sees the flow, and can do nothing to it
+  const nc = await connectBus({ url: node.natsUrl, name: 'node-bench-observer', credentials: node.busCredentials('observer') });
+  const seen = new Map<string, Partial<Record<Hop, number>>>();
+  const mark = (hash: string, hop: Hop) => {
+    const at = performance.now();
+    const entry = seen.get(hash) ?? {};
+    entry[hop] ??= at;
+    seen.set(hash, entry);
+  };
+  const watch = (subject: string, hop: Hop, hashes: (data: Uint8Array, subject: string) => string[]) =>
+    nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (!err) for (const hash of hashes(msg.data, msg.subject)) mark(hash, hop);
+      },
+    });
+  watch('tx.admitted.>', 'admitted', (d) => {
+    const body = decodeJson<{ hash: string } | Array<{ hash: string }>>(d);
+    return (Array.isArray(body) ? body : [body]).map((t) => t.hash);
+  });
+  watch('block.>', 'block', (d) => decodeJson<{ transactions: Array<{ hash: string }> }>(d).transactions.map((t) => t.hash));
+  watch('exec.>', 'exec', (d) => decodeJson<{ receipts: Array<{ transactionHash: string }> }>(d).receipts.map((r) => r.transactionHash));
+  watch('tx.done', 'done', (d) => decodeJson<{ results: Array<{ hash: string }> }>(d).results.map((r) => r.hash));
+  await nc.flush();
+  return { seen, nc };
+}
+
+/** A row of a benchmark's table. */
+export interface Row {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+/** A development token of the node's own OpenID provider, for `username` of organization Bench. */
+export async function token(node: RunningNode, username: string): Promise<string> {
+  const discovery = (await (await fetch(node.discoveryUrl)).json()) as { token_endpoint: string };
+  const form = new URLSearchParams({ grant_type: 'password', client_id: 'platform-cli', username, password: 'development', organization: 'Bench' });
+  const body = (await (await fetch(discovery.token_endpoint, { method: 'POST', body: form })).json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`no token for ${username}`);
+  return body.access_token;
+}
+
+/**
+ * The environment of a benchmarked node: its own ports and data dir, quiet
+ * logs, nonces far past the default limit of 2000 per account, and
+ * `BENCH_ADMIN` an administrator (it issues the raw senders' certificates).
+ */
+export async function benchNodeEnv(dataDir: string): Promise<Record<string, string | undefined>> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(await freePort()),
+    VAULT_PORT: String(await freePort()),
+    IDP_PORT: String(await freePort()),
+    FILES_PORT: String(await freePort()),
+    FILES_S3_PORT: String(await freePort()),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ACCOUNT_NONCE_LIMIT: '1000000000',
+    ADMIN_USERS: BENCH_ADMIN,
+  };
+  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_OPTIONS']) delete env[name];
+  return env;
+}
+
+export const BENCH_ADMIN = 'bench-admin';
