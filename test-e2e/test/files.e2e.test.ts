@@ -108,6 +108,12 @@ describe('the file application', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  test('the legacy file storage is off without EXT_STORAGE_OBJ_*: 404 naming the variables', async () => {
+    const off = await send('alice', 'GET', '/apex-api/bloc/file/list');
+    expect(off.status).toBe(404);
+    expect(off.body.error.message).toMatch(/EXT_STORAGE_OBJ_BUCKET, EXT_STORAGE_OBJ_ACCESS_KEY_ID and EXT_STORAGE_OBJ_SECRET_ACCESS_KEY/);
+  });
+
   test('the record: members only; anyone else gets the 404 of a file that does not exist', async () => {
     const read = await send('alice', 'GET', path(fileKey));
     expect(read.status).toBe(200);

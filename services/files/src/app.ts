@@ -1,5 +1,6 @@
 // The files service's HTTP server, behind the gateway: the reference file
-// application (`/api/v1/files`, routes.ts). Bodies stream: the gateway passes an
+// application (`/api/v1/files`, routes.ts) and the legacy file storage
+// (`/apex-api/bloc/file`, legacy.ts). Bodies stream: the gateway passes an
 // upload through as it arrives and this server hands it to the object store
 // part by part. It checks the bearer token itself too, so that its port is
 // no way around the gateway's check.
@@ -12,6 +13,8 @@ import type { NatsConnection } from '@platform/bus';
 import { PlatformError, type FilesConfig, type Logger, type NodeConfig } from '@platform/common';
 import { errorBody } from './errors.js';
 import { Ledger } from './ledger.js';
+import { CirrusReader } from './cirrus.js';
+import { LEGACY_CONTENT_PREFIX, legacyRoutes } from './legacy.js';
 import { Records } from './records.js';
 import { fileRoutes } from './routes.js';
 import type { ObjectStore } from './store.js';
@@ -23,6 +26,8 @@ export interface FilesDeps {
   verifier: TokenVerifier;
   /** the file application's store */
   store: ObjectStore;
+  /** the legacy file storage's store: null when EXT_STORAGE_OBJ_* leave it off */
+  legacyStore: ObjectStore | null;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -55,7 +60,8 @@ export async function buildFilesApp(deps: FilesDeps): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.url === '/health') return;
+    // a one-time download URL is its own credential (legacy.ts)
+    if (request.url === '/health' || request.url.startsWith(LEGACY_CONTENT_PREFIX)) return;
     request.principal = await deps.verifier.verify(request.headers.authorization, { allowNoExp: deps.config.oauthAllowNoExp });
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -81,7 +87,9 @@ export async function buildFilesApp(deps: FilesDeps): Promise<FastifyInstance> {
   app.get('/health', async () => ({ status: 'ok' }));
 
   const ledger = new Ledger(deps.nc, deps.config.resolveTimeoutMs);
-  const records = new Records(deps.nc, ledger);
+  const cirrus = new CirrusReader(deps.nc, ledger);
+  const records = new Records(cirrus);
   fileRoutes(app, { ledger, records, store: deps.store, logger: deps.logger, maxBytes: deps.config.files.maxBytes, gasEnabled: deps.config.gasEnabled });
+  legacyRoutes(app, { ledger, cirrus, store: deps.legacyStore, logger: deps.logger, maxBytes: deps.config.files.maxBytes });
   return app;
 }

@@ -3,7 +3,6 @@
 // them), then followed to their final result.
 import { BLOCK, TX, VAULT, call, type NatsConnection, type SubmitItem } from '@platform/bus';
 import { PlatformError, type TxResult } from '@platform/common';
-import { FILE_APP_SOURCE } from './contracts.js';
 
 /** The user a request is made for: the token's. */
 export interface User {
@@ -31,7 +30,7 @@ const POLL_FIRST_MS = 20;
 const POLL_MAX_MS = 250;
 
 export class Ledger {
-  private codeHash: Promise<string> | null = null;
+  private readonly codeHashes = new Map<string, Promise<string>>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -43,16 +42,16 @@ export class Ledger {
     return (await call(this.nc, VAULT.keyGet, { username: user.username }, { requestId })).address;
   }
 
-  /** The code hash every contract of the file application's source has (SolidVM: one per source). */
-  appCodeHash(requestId: string): Promise<string> {
-    this.codeHash ??= call(this.nc, BLOCK.compile, [{ source: FILE_APP_SOURCE, vm: 'SolidVM', contractName: 'FileManager' }], { requestId }).then(
-      ([compiled]) => compiled!.codeHash,
-      (err: unknown) => {
-        this.codeHash = null;
-        throw err;
-      },
-    );
-    return this.codeHash;
+  /** The code hash every contract of a SolidVM source has (one per source), compiled once. */
+  codeHashOf(source: string, contractName: string, requestId: string): Promise<string> {
+    let hash = this.codeHashes.get(source);
+    if (!hash) {
+      hash = call(this.nc, BLOCK.compile, [{ source, vm: 'SolidVM', contractName }], { requestId }).then(([compiled]) => compiled!.codeHash);
+      this.codeHashes.set(source, hash);
+      // a failure (the block service away) is not remembered
+      hash.catch(() => this.codeHashes.delete(source));
+    }
+    return hash;
   }
 
   /** The code hash of the contract at `address` on `chainId` as `user` may see it; null for an account without code. */

@@ -15,8 +15,12 @@ const logger = createLogger('files', config.logLevel);
 try {
   const nc = await connectBus({ url: config.natsUrl, name: 'files', credentials: { user: 'files', seed: config.natsCredentials }, logger });
   const verifier = tokenVerifierOf(config);
-  const store = new ObjectStore(storeSettings(config.files.s3), logger);
-  const app = await buildFilesApp({ config, logger, nc, verifier, store });
+  const settings = storeSettings(config.files.s3);
+  const store = new ObjectStore(settings, logger);
+  // the legacy storage's account: its own bucket and keys, in its own store or the node's
+  const ext = config.extStorage;
+  const legacyStore = ext ? new ObjectStore({ ...settings, endpoint: ext.endpoint ?? settings.endpoint, bucket: ext.bucket, accessKeyId: ext.accessKeyId, secretAccessKey: ext.secretAccessKey }, logger) : null;
+  const app = await buildFilesApp({ config, logger, nc, verifier, store, legacyStore });
   await app.listen({ host: '127.0.0.1', port: config.files.port });
   logger.info({ objectStore: store.settings.endpoint, bucket: store.bucket }, 'the files service is listening');
   stopOnSignals(logger, async () => {

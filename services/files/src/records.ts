@@ -2,20 +2,16 @@
 // chain holds): the FileManager's row, its memberships, versions and their
 // attestations, and its history for ownership transfers.
 //
-// Cirrus names a contract's table by its creator's organization
-// (`<org>-FileManager`, `<org>-FileManager-ExternalFile`, …): a file's
-// versions, memberships and attestations land in the tables of whoever made
-// them. So each contract is read across its table families — the one table a
-// bare name resolves to, or each one the 409 lists — by the addresses the
-// file's manager holds, never by a field anyone could set.
+// Each contract is read across its table families by the addresses the
+// file's manager holds (cirrus.ts).
 //
 // A FileManager is the file's only if it runs the file application's code
 // (its code hash, compared through the block service), and of two with the
 // same fileKey the first created is the file: a contract of other code, or
 // one made later with a copied fileKey, cannot claim another's content.
-import { CIRRUS, call, type NatsConnection } from '@platform/bus';
-import { PlatformError } from '@platform/common';
-import type { Ledger, User } from './ledger.js';
+import { FILE_APP_SOURCE } from './contracts.js';
+import { num, text, type CirrusReader, type Row } from './cirrus.js';
+import type { User } from './ledger.js';
 
 export interface Attested {
   attestor: string;
@@ -55,93 +51,22 @@ export interface FileRecord {
   auditLog: AuditEntry[];
 }
 
-type Row = Record<string, unknown>;
-
-const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-const num = (v: unknown) => Number(v ?? 0);
-const inList = (values: string[]) => `in.(${values.join(',')})`;
 /** cirrus's `block_timestamp` (`YYYY-MM-DD HH:MM:SS UTC`) in seconds, the unit of the contracts' timestamps */
 const blockSeconds = (v: unknown) => Math.floor(Date.parse(text(v).replace(' UTC', 'Z').replace(' ', 'T')) / 1000);
+
+const APP = { src: FILE_APP_SOURCE, contract: 'FileManager' };
 
 /** Rank of an action among those of one block: initialize shares before it adds version 1, a transfer shares before the owner changes. */
 const RANK: Record<AuditEntry['action'], number> = { MEMBER_ADDED: 0, VERSION_ADDED: 1, ATTESTED: 2, MEMBER_REMOVED: 3, OWNERSHIP_TRANSFERRED: 4 };
 
 export class Records {
-  /** FileManager addresses known to run the application's code (code never changes) */
-  private readonly genuine = new Map<string, boolean>();
-
-  constructor(
-    private readonly nc: NatsConnection,
-    private readonly ledger: Ledger,
-  ) {}
-
-  /** The rows of one cirrus table, or [] when it does not exist (for this user). */
-  private async rows(user: User, table: string, query: string, requestId: string): Promise<Row[]> {
-    try {
-      const answer = await call(this.nc, CIRRUS.search, { table, query, username: user.username, organization: user.organization }, { requestId });
-      return JSON.parse(answer.rows) as Row[];
-    } catch (err) {
-      if (err instanceof PlatformError && err.code === 'NOT_FOUND') return [];
-      throw err;
-    }
-  }
-
-  /** The table families of a contract the user may see: `[contract]` when its bare name names one, the families a 409 lists, or none. */
-  private async families(user: User, contract: string, requestId: string): Promise<string[]> {
-    try {
-      await call(this.nc, CIRRUS.search, { table: contract, query: 'limit=0', username: user.username, organization: user.organization }, { requestId });
-      return [contract];
-    } catch (err) {
-      if (err instanceof PlatformError && err.code === 'NOT_FOUND') return [];
-      if (err instanceof PlatformError && err.code === 'CONFLICT' && Array.isArray(err.details?.tables)) return err.details.tables as string[];
-      throw err;
-    }
-  }
-
-  /** Rows of `contract`'s tables (`table(family)` names the table of each family), each with the family it came from. */
-  private async across(user: User, contract: string, table: (family: string) => string, query: string, requestId: string): Promise<Array<Row & { family: string }>> {
-    const families = await this.families(user, contract, requestId);
-    const found = await Promise.all(families.map(async (family) => (await this.rows(user, table(family), query, requestId)).map((row) => ({ ...row, family }))));
-    return found.flat();
-  }
-
-  /** Rows of contract `contract` at these addresses on the chain. */
-  private async contractsAt(user: User, contract: string, addresses: string[], chainId: string, requestId: string): Promise<Row[]> {
-    if (addresses.length === 0) return [];
-    return this.across(user, contract, (f) => f, `address=${inList(addresses)}&chainId=eq.${chainId}`, requestId);
-  }
-
-  /** Elements of an array variable of contracts at these addresses, in index order per contract. */
-  private async elements(user: User, contract: string, variable: string, addresses: string[], chainId: string, requestId: string): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
-    if (addresses.length === 0) return out;
-    const rows = await this.across(user, contract, (f) => `${f}-${variable}`, `address=${inList(addresses)}&chainId=eq.${chainId}&select=address,index,value&order=index.asc`, requestId);
-    rows.sort((a, b) => num(a.index) - num(b.index));
-    for (const row of rows) {
-      const list = out.get(text(row.address)) ?? [];
-      list.push(text(row.value));
-      out.set(text(row.address), list);
-    }
-    return out;
-  }
-
-  /** Whether the manager at `address` runs the application's code. */
-  private async isGenuine(user: User, address: string, chainId: string, requestId: string): Promise<boolean> {
-    const key = `${chainId}:${address}`;
-    const known = this.genuine.get(key);
-    if (known !== undefined) return known;
-    const [expected, actual] = await Promise.all([this.ledger.appCodeHash(requestId), this.ledger.codeHashAt(user, address, chainId, requestId)]);
-    // not there yet (cirrus ahead of this read): asked again next time
-    if (actual === null) return false;
-    this.genuine.set(key, actual === expected);
-    return actual === expected;
-  }
+  constructor(private readonly cirrus: CirrusReader) {}
 
   /** The file's manager row (with its family), or null when there is no such file for this user. */
   async manager(user: User, fileKey: string, chainId: string, requestId: string): Promise<(Row & { family: string }) | null> {
-    const rows = await this.across(user, 'FileManager', (f) => f, `fileKey=eq.${encodeURIComponent(fileKey)}&chainId=eq.${chainId}`, requestId);
+    const rows = await this.cirrus.across(user, 'FileManager', (f) => f, `fileKey=eq.${encodeURIComponent(fileKey)}&chainId=eq.${chainId}`, requestId);
     const genuine = [];
-    for (const row of rows) if (await this.isGenuine(user, text(row.address), chainId, requestId)) genuine.push(row);
+    for (const row of rows) if (await this.cirrus.runs(user, APP, text(row.address), chainId, requestId)) genuine.push(row);
     genuine.sort((a, b) => num(a.createdAt) - num(b.createdAt) || num(a.block_number) - num(b.block_number) || text(a.address).localeCompare(text(b.address)));
     return genuine[0] ?? null;
   }
@@ -152,18 +77,18 @@ export class Records {
     if (!fm) return null;
     const address = text(fm.address);
     const [membershipsOf, versionsOf, history] = await Promise.all([
-      this.elements(user, 'FileManager', 'memberships', [address], chainId, requestId),
-      this.elements(user, 'FileManager', 'fileVersions', [address], chainId, requestId),
-      this.rows(user, `history@${fm.family}`, `address=eq.${address}&chainId=eq.${chainId}&select=owner,numVersions,block_number,block_timestamp&order=block_number.asc`, requestId),
+      this.cirrus.elements(user, 'FileManager', 'memberships', [address], chainId, requestId),
+      this.cirrus.elements(user, 'FileManager', 'fileVersions', [address], chainId, requestId),
+      this.cirrus.rows(user, `history@${fm.family}`, `address=eq.${address}&chainId=eq.${chainId}&select=owner,numVersions,block_number,block_timestamp&order=block_number.asc`, requestId),
     ]);
     const membershipAddresses = membershipsOf.get(address) ?? [];
     const versionAddresses = versionsOf.get(address) ?? [];
     const [membershipRows, versionRows, attestationsOf] = await Promise.all([
-      this.contractsAt(user, 'Membership', membershipAddresses, chainId, requestId),
-      this.contractsAt(user, 'ExternalFile', versionAddresses, chainId, requestId),
-      this.elements(user, 'ExternalFile', 'attestations', versionAddresses, chainId, requestId),
+      this.cirrus.contractsAt(user, 'Membership', membershipAddresses, chainId, requestId),
+      this.cirrus.contractsAt(user, 'ExternalFile', versionAddresses, chainId, requestId),
+      this.cirrus.elements(user, 'ExternalFile', 'attestations', versionAddresses, chainId, requestId),
     ]);
-    const attestationRows = await this.contractsAt(user, 'Attestation', [...attestationsOf.values()].flat(), chainId, requestId);
+    const attestationRows = await this.cirrus.contractsAt(user, 'Attestation', [...attestationsOf.values()].flat(), chainId, requestId);
     const byAddress = (rows: Row[]) => new Map(rows.map((r) => [text(r.address), r]));
     const memberships = byAddress(membershipRows);
     const versionByAddress = byAddress(versionRows);
@@ -225,6 +150,6 @@ export class Records {
 
   /** Whether cirrus shows any of these contracts of `contract` yet (its blocks are indexed after they are applied). */
   async indexed(user: User, contract: string, addresses: string[], chainId: string, requestId: string): Promise<boolean> {
-    return (await this.contractsAt(user, contract, addresses, chainId, requestId)).length > 0;
+    return (await this.cirrus.contractsAt(user, contract, addresses, chainId, requestId)).length > 0;
   }
 }

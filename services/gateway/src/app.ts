@@ -16,7 +16,7 @@ import { chainInfoRoutes } from './routes/chain-info.js';
 import { networkRoutes } from './routes/network.js';
 import { chainRoutes } from './routes/chains.js';
 import { cirrusRoutes } from './routes/cirrus.js';
-import { fileRoutes } from './routes/files.js';
+import { FILE_PATHS, ONE_TIME_PATHS, fileRoutes } from './routes/files.js';
 import { keyRoutes } from './routes/key.js';
 import { x509Routes } from './routes/x509.js';
 import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
@@ -124,7 +124,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     chainRoutes(platform, deps.nc);
     networkRoutes(platform, { nc: deps.nc, config: deps.config });
     // the files service's endpoints, passed through as streams (FILES_URL)
-    if (deps.config.files) fileRoutes(platform, deps.config.files.url);
+    if (deps.config.files) fileRoutes(platform, deps.config.files.url, FILE_PATHS);
   });
+  if (deps.config.files) fileRoutes(app, deps.config.files.url, ONE_TIME_PATHS);
   return app;
 }

@@ -16,7 +16,14 @@ const headersOf = (headers: IncomingMessage['headers']) => Object.fromEntries(Ob
 function pass(filesUrl: URL, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   return new Promise((resolve, reject) => {
     const upstream = httpRequest(
-      { host: filesUrl.hostname, port: filesUrl.port, method: request.method, path: request.url, headers: { ...headersOf(request.headers), 'x-request-id': request.id } },
+      {
+        host: filesUrl.hostname,
+        port: filesUrl.port,
+        method: request.method,
+        path: request.url,
+        // where the client reached the node: the legacy storage's one-time URLs name it
+        headers: { ...headersOf(request.headers), 'x-request-id': request.id, 'x-forwarded-host': request.headers.host ?? '', 'x-forwarded-proto': request.protocol },
+      },
       (answer) => {
         reply.status(answer.statusCode ?? 502).headers(headersOf(answer.headers));
         resolve(reply.send(answer));
@@ -32,7 +39,12 @@ function pass(filesUrl: URL, request: FastifyRequest, reply: FastifyReply): Prom
   });
 }
 
-export function fileRoutes(app: FastifyInstance, filesUrl: string): void {
+/** Paths passed through behind the token check. */
+export const FILE_PATHS = ['/api/v1/files', '/api/v1/files/*', '/apex-api/*'];
+/** The legacy storage's one-time download URLs: their token is the credential, so the gateway asks for no other. */
+export const ONE_TIME_PATHS = ['/apex-api/bloc/file/content/:token'];
+
+export function fileRoutes(app: FastifyInstance, filesUrl: string, paths: string[]): void {
   const target = new URL(filesUrl);
   void app.register(async (files) => {
     // the body is the files service's to read: no parser here, and so no body limit (the files service has its own)
@@ -40,6 +52,6 @@ export function fileRoutes(app: FastifyInstance, filesUrl: string): void {
     files.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     const route = { schema: { hide: true } };
     const handler = (request: FastifyRequest, reply: FastifyReply) => pass(target, request, reply);
-    for (const path of ['/api/v1/files', '/api/v1/files/*', '/apex-api/*']) files.all(path, route, handler);
+    for (const path of paths) files.all(path, route, handler);
   });
 }
