@@ -2,7 +2,7 @@
 // struct members, `msg`/`block`/`tx`, members of addresses and accounts,
 // `type(T)`, enum values, constants of other contracts and libraries.
 import { selectorOf } from './abi.js';
-import type { Node } from './ast.js';
+import type { AST, Node } from './ast.js';
 import { constCE, isFree, lookupTypeNode, storageRef } from './ce.js';
 import { coerce } from './convert.js';
 import { PANIC_INDEX, panic, revertWith } from './errors.js';
@@ -13,7 +13,7 @@ import { ADDRESS, BYTES, STRING, UINT256, UINT8, fbytesT, typeName } from './typ
 import { fail, lookupType } from './unit.js';
 import { ZERO_ADDRESS, codecOf, defaultValue, keyText, type AccountValue } from './values.js';
 
-export function indexAccess(sc: FnScope, node: Node): CE {
+export function indexAccess(sc: FnScope, node: AST.IndexAccess): CE {
   const B = sc.expr(node.base);
   const t = B.t;
   if (!node.index) fail(node, 'missing index');
@@ -221,7 +221,7 @@ function txMember(node: Node, name: string): CE {
   return fail(node, `unknown member tx.${name}`);
 }
 
-export function memberAccess(sc: FnScope, node: Node): CE {
+export function memberAccess(sc: FnScope, node: AST.MemberAccess): CE {
   const m: string = node.memberName;
   const base = node.expression;
   if (m === 'selector' && ((base.type === 'Identifier' && isFree(sc, base.name)) || base.type === 'MemberAccess')) {

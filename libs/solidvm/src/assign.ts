@@ -1,7 +1,7 @@
 // Assignment: to storage (a deep write), to memory and locals (through
 // their LV), compound assignment as a read-modify-write, and tuple
 // assignment `(a, b) = …`.
-import type { Node } from './ast.js';
+import { asNode, type AST, type BinaryOperation, type Node } from './ast.js';
 import { toMemoryValue } from './ce.js';
 import { coerce } from './convert.js';
 import { binaryOn, stringish } from './operators.js';
@@ -53,9 +53,9 @@ export function assignTo(sc: FnScope, target: CE, value: CE, node: Node): (f: Fr
   };
 }
 
-export function assignment(sc: FnScope, node: Node): CE {
+export function assignment(sc: FnScope, node: BinaryOperation): CE {
   const op: string = node.operator;
-  if (op === '=' && node.left.type === 'TupleExpression' && !node.left.isArray) return tupleAssignment(sc, node);
+  if (op === '=' && node.left.type === 'TupleExpression' && !node.left.isArray) return tupleAssignment(sc, node, node.left);
   const L = sc.expr(node.left);
   const R = sc.expr(node.right);
   if (op === '=') {
@@ -89,9 +89,9 @@ function opFunction(sc: FnScope, op: string, t: SType, node: Node): BinFn {
   return fail(node, `operator ${op}= is not defined for ${typeName(t)}`);
 }
 
-function tupleAssignment(sc: FnScope, node: Node): CE {
+function tupleAssignment(sc: FnScope, node: BinaryOperation, left: AST.TupleExpression): CE {
   const R = sc.expr(node.right);
-  const writers = tupleTargets(sc, node.left, R.t, R.items, [], node);
+  const writers = tupleTargets(sc, left, R.t, R.items, [], node);
   const rev = R.ev;
   return {
     t: VOID,
@@ -107,8 +107,8 @@ function tupleAssignment(sc: FnScope, node: Node): CE {
 }
 
 /** The writers of `(a, (b, c)) = …`: each target takes the value at its position in the (nested) tuple. */
-function tupleTargets(sc: FnScope, left: Node, rt: SType, items: Array<CE | null> | undefined, at: number[], node: Node): Array<(f: Frame) => unknown> {
-  const comps: Array<Node | null> = left.components;
+function tupleTargets(sc: FnScope, left: AST.TupleExpression, rt: SType, items: Array<CE | null> | undefined, at: number[], node: Node): Array<(f: Frame) => unknown> {
+  const comps = left.components.map((c) => asNode(c));
   if (rt.k !== 'tuple' || rt.items.length !== comps.length) fail(node, 'tuple sizes differ in assignment');
   const out: Array<(f: Frame) => unknown> = [];
   comps.forEach((c, i) => {

@@ -2,7 +2,7 @@
 // addmod/mulmod, gasleft, selfdestruct, SolidVM's identity built-ins, and
 // abi.*, string.concat and bytes.concat.
 import { abiDecode, abiEncode, abiEncodePacked } from './abi.js';
-import type { Node } from './ast.js';
+import { asNode, type Node } from './ast.js';
 import { constCE, lookupTypeNode, toMemoryValue } from './ce.js';
 import { coerce, concrete, explicitConversion } from './convert.js';
 import { PANIC_ASSERT, PANIC_DIV_ZERO, panic, revertBare, revertWith } from './errors.js';
@@ -236,7 +236,7 @@ function hashed(f: Frame, h: (b: Uint8Array) => Uint8Array, data: Uint8Array): b
 }
 
 function typeListOf(sc: FnScope, node: Node): SType[] {
-  const comps: Node[] = node.type === 'TupleExpression' ? node.components : [node];
+  const comps: Node[] = node.type === 'TupleExpression' ? node.components.map((c) => asNode(c)!) : [node];
   return comps.map((c) => {
     if (c.type === 'Identifier') {
       const t = lookupType(sc.unit, sc.owner, c.name);

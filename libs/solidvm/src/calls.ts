@@ -2,7 +2,7 @@
 // built-in, a type's conversion or a struct's constructor), a member
 // (members.ts), `new`, or a function value. The callee and the arguments
 // are compiled through the scope.
-import type { Node } from './ast.js';
+import type { AST, Node } from './ast.js';
 import { builtinCall } from './builtins.js';
 import { isFree } from './ce.js';
 import { explicitConversion } from './convert.js';
@@ -13,7 +13,7 @@ import type { CE, FnScope } from './scope.js';
 import { elementaryType } from './types.js';
 import { fail, lookupType } from './unit.js';
 
-export function compileCall(sc: FnScope, node: Node): CE {
+export function compileCall(sc: FnScope, node: AST.FunctionCall): CE {
   let callee = node.expression;
   const opts: CallOpts = {};
   if (callee.type === 'NameValueExpression') {
@@ -45,7 +45,7 @@ export function compileCall(sc: FnScope, node: Node): CE {
   }
 }
 
-function identifierCall(sc: FnScope, name: string, argNodes: Node[], names: string[], node: Node): CE {
+function identifierCall(sc: FnScope, name: string, argNodes: Node[], names: string[], node: AST.FunctionCall): CE {
   if (!isFree(sc, name)) {
     const l = sc.lookup(name);
     if (l?.t.k === 'function') return pointerCall(sc, sc.expr(node.expression), argNodes, names, node);

@@ -2,7 +2,7 @@
 // own ContractCompiler: functions are compiled in the context of the most
 // derived contract, so virtual calls, `super` and state variable accesses are
 // resolved once, at compile time, into closures (expr.ts, stmt.ts).
-import type { Node } from './ast.js';
+import type { AST, Node } from './ast.js';
 import { toMemoryValue } from './ce.js';
 import { coerce } from './convert.js';
 import { PANIC_INDEX, SolidVMCompileError, VmFailure, panic } from './errors.js';
@@ -22,7 +22,7 @@ function notImplemented(name: string): () => void {
   };
 }
 
-function visibilityOf(node: Node): CFn['visibility'] {
+function visibilityOf(node: AST.FunctionDefinition): CFn['visibility'] {
   const v = node.visibility;
   // functions without visibility are public (legacy syntax)
   return v === 'external' || v === 'internal' || v === 'private' ? v : 'public';
@@ -54,11 +54,14 @@ export class ContractCompiler implements ContractScope {
     const chain = [...K.linear].reverse();
     for (const c of chain) {
       for (const v of c.stateVars) {
-        if (this.vars.has(v.name)) fail(v, `state variable ${v.name} shadows an inherited one`);
+        // (the grammar gives every state variable a name and a type)
+        const name = v.name!;
+        const typeNode = v.typeName!;
+        if (this.vars.has(name)) fail(v, `state variable ${name} shadows an inherited one`);
         const sv: StateVar = {
-          name: v.name,
-          t: resolveType(this.unit, c, v.typeName),
-          path: '.' + v.name,
+          name,
+          t: resolveType(this.unit, c, typeNode),
+          path: '.' + name,
           constant: !!v.isDeclaredConst,
           immutable: !!v.isImmutable,
           isPublic: v.visibility === 'public',
@@ -66,8 +69,8 @@ export class ContractCompiler implements ContractScope {
           owner: c,
         };
         // storage holds text by path: a function value has no stored form (docs/conventions.md)
-        if (containsFunction(sv.t)) fail(v.typeName, 'internal function types cannot be stored: state variables of function types are not supported');
-        this.vars.set(v.name, sv);
+        if (containsFunction(sv.t)) fail(typeNode, 'internal function types cannot be stored: state variables of function types are not supported');
+        this.vars.set(name, sv);
         if (!sv.constant) this.varList.push(sv);
       }
     }
@@ -99,27 +102,26 @@ export class ContractCompiler implements ContractScope {
   compileConstants(): void {
     for (const sv of this.vars.values()) {
       if (!sv.constant) continue;
-      if (!sv.node.expression) fail(sv.node, `constant ${sv.name} has no value`);
+      const value = sv.node.expression;
+      if (!value) fail(sv.node, `constant ${sv.name} has no value`);
       const sc = new FnScope(this, sv.owner, null);
-      sv.ce = coerce(sc, compileExpr(sc, sv.node.expression), sv.t, sv.node.expression);
+      sv.ce = coerce(sc, compileExpr(sc, value), sv.t, value);
     }
   }
 
   /** The CFn of a function declaration in this context (created on first use, body compiled later). */
-  shell(node: Node, owner: ContractInfo | null): CFn {
+  shell(node: AST.FunctionDefinition, owner: ContractInfo | null): CFn {
     let fn = this.fnByNode.get(node);
     if (fn) return fn;
-    const params: Param[] = node.parameters.map((p: Node) => ({
+    const param = (p: AST.VariableDeclaration): Param => ({
       name: p.name ?? '',
-      t: resolveType(this.unit, owner, p.typeName),
+      t: resolveType(this.unit, owner, p.typeName!),
       storage: p.storageLocation === 'storage',
-    }));
-    const returns: Param[] = (node.returnParameters ?? []).map((p: Node) => ({
-      name: p.name ?? '',
-      t: resolveType(this.unit, owner, p.typeName),
-      storage: p.storageLocation === 'storage',
-    }));
-    const name: string = node.isConstructor || (owner && node.name === owner.name) ? 'constructor' : node.name;
+    });
+    const params = node.parameters.map(param);
+    const returns = (node.returnParameters ?? []).map(param);
+    // (only constructors, fallback and receive functions have no name, and init passes over the last two)
+    const name: string = node.isConstructor || (owner && node.name === owner.name) ? 'constructor' : node.name!;
     const visibility = owner?.kind === 'interface' ? 'external' : visibilityOf(node);
     // solc: "Internal type is not allowed for public or external functions"
     if ((visibility === 'public' || visibility === 'external') && owner?.kind !== 'library' && [...params, ...returns].some((p) => containsFunction(p.t))) {
@@ -151,6 +153,8 @@ export class ContractCompiler implements ContractScope {
     if (fn.compiled) return;
     fn.compiled = true;
     const node = fn.node;
+    // only functions declared with a body are queued (shell); getters are compiled when made
+    if (node?.type !== 'FunctionDefinition' || !node.body) throw new Error(`${fn.sig} has no body to compile`);
     const sc = new FnScope(this, fn.owner, fn);
     for (const p of fn.params) sc.declareParam(p, node);
     fn.retSlots = fn.returns.map((r) => sc.declareParam(r, node, true));
@@ -158,14 +162,14 @@ export class ContractCompiler implements ContractScope {
     let inner: (f: Frame) => void = (f) => {
       body(f);
     };
-    const mods: Node[] = (node.modifiers ?? []).filter((m: Node) => !this.unit.contracts.has(m.name));
+    const mods = node.modifiers.filter((m) => !this.unit.contracts.has(m.name));
     for (let i = mods.length - 1; i >= 0; i--) inner = this.compileModifier(sc, mods[i], inner);
     fn.run = inner;
     fn.nLocals = sc.nLocals;
   }
 
-  private compileModifier(sc: FnScope, inv: Node, next: (f: Frame) => void): (f: Frame) => void {
-    let def: Node | undefined;
+  private compileModifier(sc: FnScope, inv: AST.ModifierInvocation, next: (f: Frame) => void): (f: Frame) => void {
+    let def: AST.ModifierDefinition | undefined;
     let owner: ContractInfo | null = null;
     for (const c of this.K?.linear ?? []) {
       def = c.modifiers.get(inv.name);
@@ -175,13 +179,13 @@ export class ContractCompiler implements ContractScope {
       }
     }
     if (!def) fail(inv, `unknown modifier ${inv.name}`);
-    const params: Node[] = def.parameters ?? [];
-    const args: Node[] = inv.arguments ?? [];
+    const params: AST.VariableDeclaration[] = def.parameters ?? [];
+    const args = inv.arguments ?? [];
     if (args.length !== params.length) fail(inv, `modifier ${inv.name} takes ${params.length} arguments`);
     const argCEs = args.map((a) => compileExpr(sc, a));
     const saved = sc.enterIsolated(owner);
     const slots = params.map((p, i) => {
-      const t = resolveType(this.unit, owner, p.typeName);
+      const t = resolveType(this.unit, owner, p.typeName!);
       const slot = sc.declare(p.name, t, false, p);
       argCEs[i] = toMemoryValue(sc, coerce(sc, argCEs[i], t, args[i]), t);
       return slot;
@@ -355,11 +359,11 @@ export function buildContract(cu: CompiledUnit, K: ContractInfo): ContractRt {
     for (const b of c.node.baseContracts) {
       if (!b.arguments?.length) continue;
       const base = cu.unit.contracts.get(b.baseName.namePath)!;
-      stage.baseArgs.push({ base, args: b.arguments.map((a: Node) => compileExpr(initScope, a)), inCtor: false });
+      stage.baseArgs.push({ base, args: b.arguments.map((a) => compileExpr(initScope, a)), inCtor: false });
     }
     for (const v of c.stateVars) {
       if (!v.expression || v.isDeclaredConst) continue;
-      const sv = cc.vars.get(v.name)!;
+      const sv = cc.vars.get(v.name!)!;
       stage.inits.push({ sv, ce: toMemoryValue(initScope, coerce(initScope, compileExpr(initScope, v.expression), sv.t, v.expression), sv.t) });
     }
     return stage;
@@ -373,7 +377,7 @@ export function buildContract(cu: CompiledUnit, K: ContractInfo): ContractRt {
     for (const m of st.c.ctor.modifiers ?? []) {
       const base = cu.unit.contracts.get(m.name);
       if (!base) continue;
-      st.baseArgs.push({ base, args: (m.arguments ?? []).map((a: Node) => compileExpr(ctorScope, a)), inCtor: true });
+      st.baseArgs.push({ base, args: (m.arguments ?? []).map((a) => compileExpr(ctorScope, a)), inCtor: true });
     }
   }
   // coerce base arguments to the base constructor's parameter types

@@ -36,7 +36,8 @@ export function implicitlyConvertible(sc: FnScope, ce: CE, t: SType): boolean {
 }
 
 /** Converts an expression to type t where Solidity (or SolidVM) converts implicitly; a compile error otherwise. */
-export function coerce(sc: FnScope, ce: CE, t: SType, node: Node): CE {
+/** node null: only whether it converts (implicitlyConvertible), which a failure tells by throwing */
+export function coerce(sc: FnScope, ce: CE, t: SType, node: Node | null): CE {
   const from = ce.t;
   if (from === t) return ce;
   const bad = (): never =>

@@ -1,7 +1,7 @@
 // Events (`emit E(…)`) and custom errors (`revert Err(…)`, `throw Err(…)`,
 // and the declarations `catch Err(…)` looks up).
 import { selectorOf } from './abi.js';
-import type { Node } from './ast.js';
+import type { AST, Node } from './ast.js';
 import { lookupTypeNode, toMemoryValue } from './ce.js';
 import { coerce } from './convert.js';
 import { VmFailure } from './errors.js';
@@ -20,9 +20,9 @@ export function findEvent(sc: FnScope, name: string): EventDef | undefined {
 
 function resolveEvent(sc: FnScope, e: EventDef): void {
   if (e.resolved) return;
-  e.params = e.node.parameters.map((p: Node, i: number) => ({
+  e.params = e.node.parameters.map((p, i) => ({
     name: p.name ?? `arg${i}`,
-    t: lookupTypeNode({ ...sc, unit: sc.unit, owner: e.scope } as FnScope, p.typeName),
+    t: lookupTypeNode({ ...sc, unit: sc.unit, owner: e.scope } as FnScope, p.typeName!),
     indexed: !!p.isIndexed,
   }));
   e.resolved = true;
@@ -56,7 +56,7 @@ export function emitEvent(sc: FnScope, e: EventDef, argNodes: Node[], names: str
 /** The declaration of a custom error visible from here (`Err` or `C.Err`) and its parameters. */
 export function findError(sc: FnScope, callee: Node): { name: string; ps: Array<{ name: string; t: SType }> } | undefined {
   const name: string = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberAccess' ? callee.memberName : '';
-  let def: Node | undefined;
+  let def: AST.CustomErrorDefinition | undefined;
   let scope: ContractInfo | null = null;
   for (const c of sc.cc.K?.linear ?? (sc.owner ? sc.owner.linear : [])) {
     const e = c.errors.get(name);
@@ -76,14 +76,14 @@ export function findError(sc: FnScope, callee: Node): { name: string; ps: Array<
   }
   if (!def) def = sc.unit.errors.get(name)?.node;
   if (!def) return undefined;
-  const ps: Array<{ name: string; t: SType }> = def.parameters.map((p: Node, i: number) => ({
+  const ps: Array<{ name: string; t: SType }> = def.parameters.map((p, i) => ({
     name: p.name ?? `arg${i}`,
-    t: lookupTypeNode({ ...sc, unit: sc.unit, owner: scope } as FnScope, p.typeName),
+    t: lookupTypeNode({ ...sc, unit: sc.unit, owner: scope } as FnScope, p.typeName!),
   }));
   return { name, ps };
 }
 
-export function customError(sc: FnScope, call: Node): CE {
+export function customError(sc: FnScope, call: AST.FunctionCall): CE {
   const callee = call.expression;
   const found = findError(sc, callee);
   if (!found) {
@@ -92,7 +92,7 @@ export function customError(sc: FnScope, call: Node): CE {
     return fail(call, `undeclared error ${name}`);
   }
   const { name, ps } = found;
-  const argNodes: Node[] = call.arguments;
+  const argNodes = call.arguments;
   if (argNodes.length !== ps.length) fail(call, `error ${name} takes ${ps.length} arguments`);
   const evs = ps.map((p, i) => toMemoryValue(sc, coerce(sc, sc.expr(argNodes[i]), p.t, argNodes[i]), p.t).ev);
   const types = ps.map((p) => p.t);

@@ -5,7 +5,7 @@
 // subexpressions through the scope (FnScope.expr), never by importing this one.
 import { indexAccess, memberAccess } from './access.js';
 import { assignment } from './assign.js';
-import type { Node } from './ast.js';
+import { asNode, type AST, type Node } from './ast.js';
 import { compileCall } from './calls.js';
 import { constCE, localRef, lookupTypeNode, ratCE, stateVarRef, toMemoryValue, unescapeString } from './ce.js';
 import { coerce } from './convert.js';
@@ -76,7 +76,7 @@ export function compileExpr(sc: FnScope, node: Node): CE {
   }
 }
 
-function identifier(sc: FnScope, node: Node): CE {
+function identifier(sc: FnScope, node: AST.Identifier): CE {
   const name: string = node.name;
   const l = sc.lookup(name);
   if (l) return localRef(l);
@@ -109,8 +109,8 @@ function identifier(sc: FnScope, node: Node): CE {
   return fail(node, `undeclared identifier ${name}`);
 }
 
-const fileConstCache = new WeakMap<Node, CE>();
-function fileConstant(sc: FnScope, fc: Node): CE {
+const fileConstCache = new WeakMap<AST.FileLevelConstant, CE>();
+function fileConstant(sc: FnScope, fc: AST.FileLevelConstant): CE {
   let ce = fileConstCache.get(fc);
   if (!ce) {
     const t = lookupTypeNode(sc, fc.typeName);
@@ -120,8 +120,11 @@ function fileConstant(sc: FnScope, fc: Node): CE {
   return ce;
 }
 
-function tuple(sc: FnScope, node: Node): CE {
-  const comps: Array<CE | null> = node.components.map((c: Node | null) => (c ? sc.expr(c) : null));
+function tuple(sc: FnScope, node: AST.TupleExpression): CE {
+  const comps: Array<CE | null> = node.components.map((c) => {
+    const n = asNode(c);
+    return n ? sc.expr(n) : null;
+  });
   if (node.isArray) {
     if (comps.some((c) => c === null) || comps.length === 0) fail(node, 'empty array literal component');
     // element type: the first component's type, widened by the others

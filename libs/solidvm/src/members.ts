@@ -1,7 +1,7 @@
 // Calls through a member: library functions (`using … for`), `super`,
 // array and bytes methods (push, pop), address methods (transfer, send,
 // call), calls to other contracts, and `new`.
-import type { Node } from './ast.js';
+import type { AST, Node } from './ast.js';
 import { abiCall, concatCall } from './builtins.js';
 import { isFree, lookupTypeNode, storageRef, toMemoryValue } from './ce.js';
 import { coerce, explicitConversion } from './convert.js';
@@ -44,7 +44,7 @@ function usingCandidates(sc: FnScope, t: SType, m: string): CFn[] {
   return [...new Set(out)];
 }
 
-export function memberCall(sc: FnScope, callee: Node, argNodes: Node[], names: string[], opts: CallOpts, node: Node): CE {
+export function memberCall(sc: FnScope, callee: AST.MemberAccess, argNodes: Node[], names: string[], opts: CallOpts, node: Node): CE {
   const m: string = callee.memberName;
   const base = callee.expression;
   const baseName: string | undefined = base.type === 'Identifier' ? base.name : base.type === 'ElementaryTypeName' ? base.name : undefined;
@@ -107,7 +107,7 @@ function superCall(sc: FnScope, m: string, argNodes: Node[], names: string[], no
   const i = K.linear.indexOf(sc.owner);
   const args = compileArgs(sc, argNodes);
   for (const c of K.linear.slice(i + 1)) {
-    const cands = c.functions.filter((f: Node) => f.name === m && f.body).map((f: Node) => sc.cc.shell(f, c));
+    const cands = c.functions.filter((f) => f.name === m && f.body).map((f) => sc.cc.shell(f, c));
     if (!cands.length) continue;
     const [fn, ordered] = pickOverload(sc, cands, args, names, node);
     return internalCall(sc, fn, ordered, node);
@@ -256,7 +256,7 @@ function externalCall(sc: FnScope, B: CE, fns: CFn[], argNodes: Node[], names: s
   };
 }
 
-export function newExpr(sc: FnScope, typeNode: Node, argNodes: Node[], opts: CallOpts, node: Node): CE {
+export function newExpr(sc: FnScope, typeNode: AST.TypeName, argNodes: Node[], opts: CallOpts, node: Node): CE {
   if (typeNode.type === 'ArrayTypeName') {
     const t = lookupTypeNode(sc, typeNode);
     if (t.k !== 'array' || t.len !== null) return fail(node, 'new needs a dynamic array type');
@@ -271,7 +271,8 @@ export function newExpr(sc: FnScope, typeNode: Node, argNodes: Node[], opts: Cal
     return { t: BYTES, ev: (f) => new Uint8Array(f.x.memAlloc(n(f) as bigint)) };
   }
   sc.writesState(node, 'creates a contract');
-  const name: string = typeNode.namePath;
+  if (typeNode.type !== 'UserDefinedTypeName') return fail(typeNode, '`new` creates contracts, arrays, bytes and strings');
+  const name = typeNode.namePath;
   const c = sc.unit.contracts.get(name);
   if (!c) return fail(typeNode, `unknown contract ${name}`);
   if (c.kind !== 'contract') return fail(typeNode, `cannot create an instance of ${c.kind} ${name}`);

@@ -1,7 +1,7 @@
 // Binary, unary and conditional operators: each typed once here, folded when
 // its operands are constants, else a closure specialised to its type
 // (checked or wrapping arithmetic, the integer range).
-import type { Node } from './ast.js';
+import type { AST, BinaryOperation, Node } from './ast.js';
 import { constCE, exactOf, ratCE, toMemoryValue } from './ce.js';
 import { coerce, explicitConversion, implicitlyConvertible, literalsType, mobileType } from './convert.js';
 import { PANIC_OVERFLOW, panic } from './errors.js';
@@ -26,10 +26,12 @@ function commonType(sc: FnScope, a: CE, b: CE, node: Node): SType {
   if ((at.k === 'contract' || at.k === 'address') && (bt.k === 'contract' || bt.k === 'address')) return ADDRESS;
   if (a.strLit && bt.k === 'fbytes') return bt;
   if (b.strLit && at.k === 'fbytes') return at;
-  return fail(node, `operator ${node.operator} is not defined for ${typeName(at)} and ${typeName(bt)}`);
+  // (a conditional's branches have no operator: its message names none)
+  const op = node.type === 'BinaryOperation' ? node.operator : undefined;
+  return fail(node, `operator ${op} is not defined for ${typeName(at)} and ${typeName(bt)}`);
 }
 
-export function binary(sc: FnScope, node: Node): CE {
+export function binary(sc: FnScope, node: BinaryOperation): CE {
   const op: string = node.operator;
   if (op === '&&' || op === '||') {
     const a = coerce(sc, sc.expr(node.left), BOOL, node.left).ev;
@@ -146,7 +148,7 @@ export function stringish(sc: FnScope, ce: CE, node: Node): CE {
   return explicitConversion(sc, STRING, [ce], node);
 }
 
-export function unary(sc: FnScope, node: Node): CE {
+export function unary(sc: FnScope, node: AST.UnaryOperation): CE {
   const op: string = node.operator;
   if (op === 'delete') return deleteExpr(sc, node);
   const E = sc.expr(node.subExpression);
@@ -218,7 +220,7 @@ export function unary(sc: FnScope, node: Node): CE {
   return fail(node, `unknown operator ${op}`);
 }
 
-function deleteExpr(sc: FnScope, node: Node): CE {
+function deleteExpr(sc: FnScope, node: AST.UnaryOperation): CE {
   const E = sc.expr(node.subExpression);
   const t = E.t;
   if (E.st && !E.ptr) {
@@ -237,7 +239,7 @@ function deleteExpr(sc: FnScope, node: Node): CE {
   return { t: VOID, ev: (f) => lv.set(f, defaultValue(t)) };
 }
 
-export function conditional(sc: FnScope, node: Node): CE {
+export function conditional(sc: FnScope, node: AST.Conditional): CE {
   const c = coerce(sc, sc.expr(node.condition), BOOL, node.condition).ev;
   const A = sc.expr(node.trueExpression);
   const B = sc.expr(node.falseExpression);

@@ -4,7 +4,7 @@
 // calls and calls contain expressions, so the compilers reach each other
 // through the scope (FnScope.expr, .contract, .iface) instead of importing
 // each other: each module then imports only what lies below it.
-import type { Node } from './ast.js';
+import type { AST, Node } from './ast.js';
 import type { Rat } from './rational.js';
 import type { Exec, Frame } from './runtime.js';
 import { isValueType, type SType } from './types.js';
@@ -19,7 +19,8 @@ export interface Param {
 
 export interface CFn {
   name: string;
-  node: Node | null;
+  /** the declaration (a public state variable's, for its getter) */
+  node: AST.FunctionDefinition | AST.StateVariableDeclarationVariable | null;
   /** the contract that declares it (null: free function) */
   owner: ContractInfo | null;
   cc: ContractScope;
@@ -44,7 +45,7 @@ export interface StateVar {
   constant: boolean;
   immutable: boolean;
   isPublic: boolean;
-  node: Node;
+  node: AST.StateVariableDeclarationVariable;
   owner: ContractInfo;
   /** constants: the value expression */
   ce?: CE;
@@ -88,7 +89,7 @@ export interface ContractScope {
   readonly fnTable: Map<string, CFn[]>;
   readonly compilers: Compilers;
   /** The CFn of a function declaration in this context (created on first use, body compiled later). */
-  shell(node: Node, owner: ContractInfo | null): CFn;
+  shell(node: AST.FunctionDefinition, owner: ContractInfo | null): CFn;
   compileFn(fn: CFn): void;
 }
 
@@ -203,7 +204,8 @@ export class FnScope {
   /** An assignment to an immutable: only in a constructor or a state variable initialiser (docs/conventions.md). */
   assignsImmutable(node: Node): void {
     const fn = this.fn;
-    if (fn && !fn.node?.isConstructor && fn.node !== fn.owner?.ctor) fail(node, 'an immutable can only be assigned in the constructor');
+    const decl = fn?.node;
+    if (fn && !(decl?.type === 'FunctionDefinition' && decl.isConstructor) && decl !== fn.owner?.ctor) fail(node, 'an immutable can only be assigned in the constructor');
   }
 
   /** A call to a function of a declared mutability. */

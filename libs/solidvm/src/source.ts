@@ -3,11 +3,12 @@
 // `>>>`), the tree is marked with each node's file, and a parse that fails
 // is reported with its position.
 import { parse, tokenize } from '@solidity-parser/parser';
-import type { Node } from './ast.js';
+import type { AST } from './ast.js';
 import { SolidVMCompileError } from './errors.js';
 
 /** Marks every node with its file name, for error positions. */
-function tagFile(node: Node, file: string): void {
+// (it walks every value of the tree: nodes, lists, names and positions)
+function tagFile(node: any, file: string): void {
   if (node === null || typeof node !== 'object') return;
   if (Array.isArray(node)) {
     for (const n of node) tagFile(n, file);
@@ -120,7 +121,7 @@ function markUnsignedShifts(node: any, at: Set<number>): void {
   for (const k in node) if (k !== 'loc' && k !== 'range') markUnsignedShifts(node[k], at);
 }
 
-export function parseFile(file: string, src: string): Node {
+export function parseFile(file: string, src: string): AST.SourceUnit {
   try {
     const shifts = rewriteUnsignedShifts(rewriteSolidVMErrors(src));
     const ast = parse(shifts.src, { loc: true, range: shifts.at.length > 0, tolerant: false });

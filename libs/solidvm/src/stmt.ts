@@ -3,7 +3,7 @@
 // block entry (its statement count) and per loop iteration, which bounds
 // every run without a check per statement.
 import { revertData } from './abi.js';
-import type { Node } from './ast.js';
+import { asNode, asNodes, type AST, type Node } from './ast.js';
 import { lookupTypeNode, toMemoryValue } from './ce.js';
 import { coerce, concrete, mobileType } from './convert.js';
 import { PANIC_ASSERT, PANIC_DIV_ZERO, PANIC_ENUM, PANIC_INDEX, PANIC_OVERFLOW, PANIC_POP_EMPTY, VmFailure } from './errors.js';
@@ -26,9 +26,9 @@ function err(node: Node, msg: string): never {
   return fail(node, msg);
 }
 
-export function compileBlock(sc: FnScope, node: Node): Stmt {
+export function compileBlock(sc: FnScope, node: AST.Block): Stmt {
   sc.push();
-  const stmts: Stmt[] = node.statements.map((s: Node) => compileStmt(sc, s));
+  const stmts: Stmt[] = asNodes(node.statements).map((s) => compileStmt(sc, s));
   sc.pop();
   return blockOf(stmts);
 }
@@ -164,7 +164,7 @@ export function compileStmt(sc: FnScope, node: Node): Stmt {
     case 'EmitStatement': {
       const call = node.eventCall;
       const callee = call.expression;
-      const name = callee.type === 'Identifier' ? callee.name : callee.memberName;
+      const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberAccess' ? callee.memberName : err(callee, 'an event is emitted by its name');
       const e = findEvent(sc, name);
       if (!e) err(node, `undeclared event ${name}`);
       const ev = emitEvent(sc, e, call.arguments, call.names ?? [], call).ev;
@@ -201,7 +201,7 @@ export function compileStmt(sc: FnScope, node: Node): Stmt {
   }
 }
 
-function declType(sc: FnScope, v: Node, init: CE | null, node: Node): SType {
+function declType(sc: FnScope, v: AST.VariableDeclaration, init: CE | null, node: Node): SType {
   if (!v.typeName || (v.typeName.type === 'ElementaryTypeName' && v.typeName.name === 'var')) {
     if (!init) err(node, '`var` needs an initial value');
     return mobileType(concrete(sc, init, node));
@@ -209,19 +209,19 @@ function declType(sc: FnScope, v: Node, init: CE | null, node: Node): SType {
   return lookupTypeNode(sc, v.typeName);
 }
 
-function varDecl(sc: FnScope, node: Node): Stmt {
-  const vars: Array<Node | null> = node.variables;
+function varDecl(sc: FnScope, node: AST.VariableDeclarationStatement): Stmt {
+  const vars = node.variables.map((v) => asNode<AST.VariableDeclaration>(v));
   const initNode = node.initialValue;
   if (vars.length === 1 && vars[0]) {
     const v = vars[0];
     const init = initNode ? sc.expr(initNode) : null;
     const t = declType(sc, v, init, node);
     // storage pointer: explicit `storage`, or (legacy syntax) no location with a storage initializer
-    const ptr = !isValueType(t) && (v.storageLocation === 'storage' || (v.storageLocation === null && !!init?.st && !v.typeName?.name?.startsWith?.('var')));
+    const ptr = !isValueType(t) && (v.storageLocation === 'storage' || (v.storageLocation === null && !!init?.st && !(v.typeName?.type === 'ElementaryTypeName' && v.typeName.name.startsWith('var'))));
     const slot = sc.declare(v.name, t, ptr, v);
     if (ptr) {
       if (!init || !init.st) err(v, 'a storage pointer needs a storage location as its initial value');
-      const ev = coerce(sc, init, t, initNode).ev;
+      const ev = coerce(sc, init, t, initNode!).ev;
       return (f) => {
         f.l[slot] = ev(f);
         return NORMAL;
@@ -240,7 +240,7 @@ function varDecl(sc: FnScope, node: Node): Stmt {
         return NORMAL;
       };
     }
-    const ev = toMemoryValue(sc, coerce(sc, init, t, initNode), t).ev;
+    const ev = toMemoryValue(sc, coerce(sc, init, t, initNode!), t).ev;
     return (f) => {
       f.l[slot] = ev(f);
       return NORMAL;
@@ -266,7 +266,7 @@ function varDecl(sc: FnScope, node: Node): Stmt {
   };
 }
 
-function forStmt(sc: FnScope, node: Node): Stmt {
+function forStmt(sc: FnScope, node: AST.ForStatement): Stmt {
   sc.push();
   const init = node.initExpression ? compileStmt(sc, node.initExpression) : null;
   const cond = node.conditionExpression ? coerce(sc, sc.expr(node.conditionExpression), BOOL, node.conditionExpression).ev : null;
@@ -291,13 +291,14 @@ function forStmt(sc: FnScope, node: Node): Stmt {
   };
 }
 
-function returnStmt(sc: FnScope, node: Node): Stmt {
+function returnStmt(sc: FnScope, node: AST.ReturnStatement): Stmt {
   const fn = sc.fn;
   if (!fn) return err(node, '`return` outside a function');
   const rets = fn.returns;
   const slots = fn.retSlots;
-  if (!node.expression) return () => RETURN;
-  const E = sc.expr(node.expression);
+  const value = node.expression;
+  if (!value) return () => RETURN;
+  const E = sc.expr(value);
   if (rets.length === 0) return err(node, 'function returns nothing');
   const conv = (ce: CE, i: number, n: Node): ((f: Frame) => any) => {
     const r = rets[i];
@@ -308,7 +309,7 @@ function returnStmt(sc: FnScope, node: Node): Stmt {
     return toMemoryValue(sc, coerce(sc, ce, r.t, n), r.t).ev;
   };
   if (rets.length === 1) {
-    const ev = conv(E, 0, node.expression);
+    const ev = conv(E, 0, value);
     const s = slots[0];
     return (f) => {
       f.l[s] = ev(f);
@@ -317,7 +318,7 @@ function returnStmt(sc: FnScope, node: Node): Stmt {
   }
   if (E.t.k !== 'tuple' || E.t.items.length !== rets.length) err(node, `function returns ${rets.length} values`);
   if (E.items) {
-    const evs = E.items.map((c, i) => conv(c!, i, node.expression));
+    const evs = E.items.map((c, i) => conv(c!, i, value));
     return (f) => {
       const vals = evs.map((e) => e(f));
       for (let i = 0; i < slots.length; i++) f.l[slots[i]] = vals[i];
@@ -348,18 +349,18 @@ const BUILTIN_ERRORS: Record<string, bigint> = {
  * try/catch: a failure inside is rolled back and handed to the first catch
  * clause that takes it. Solidity's form guards an external call or `new`;
  * SolidVM's block form (`try { … } catch DivideByZero { … }`, rewritten by
- * unit.ts into `try __solidvm_try() { … }`) guards the block itself. Named
+ * source.ts into `try __solidvm_try() { … }`) guards the block itself. Named
  * clauses (`catch Err(uint a)`, rewritten into `catch Error(bool
  * __solidvm_Err, uint a)`) take the custom error of that name, or a built-in one.
  */
-function tryStmt(sc: FnScope, node: Node): Stmt {
+function tryStmt(sc: FnScope, node: AST.TryStatement): Stmt {
   const ex = node.expression;
   const blockForm = ex.type === 'FunctionCall' && ex.expression.type === 'Identifier' && ex.expression.name === `${SVM_MARK}try` && ex.arguments.length === 0;
   const call = blockForm ? null : sc.expr(ex);
   sc.push();
-  const retVars: Node[] = node.returnParameters ?? [];
+  const retVars = node.returnParameters ?? [];
   if (blockForm && retVars.length) fail(node, 'a try block has no return values');
-  const retSlots = retVars.map((v) => sc.declare(v.name, lookupTypeNode(sc, v.typeName), false, v));
+  const retSlots = retVars.map((v) => sc.declare(v.name, lookupTypeNode(sc, v.typeName!), false, v));
   const body = compileBlock(sc, node.body);
   sc.pop();
   interface Clause {
@@ -371,9 +372,9 @@ function tryStmt(sc: FnScope, node: Node): Stmt {
     /** named custom error: slots of its arguments */
     argSlots?: number[];
   }
-  const clauses: Clause[] = node.catchClauses.map((c: Node) => {
+  const clauses: Clause[] = node.catchClauses.map((c) => {
     sc.push();
-    const ps: Node[] = c.parameters ?? [];
+    const ps = c.parameters ?? [];
     const p = ps[0];
     let slot = -1;
     let kind: Clause['kind'] = 'any';
@@ -395,9 +396,10 @@ function tryStmt(sc: FnScope, node: Node): Stmt {
         if (rest.length && rest.length !== custom.ps.length) fail(c, `error ${name} has ${custom.ps.length} parameters`);
         argSlots = rest.map((q, i) => {
           // `catch Err(a, b)`: a bare name, not a type, binds the error's argument with its declared type
-          const bare = !q.name && q.typeName?.type === 'UserDefinedTypeName' && /^[A-Za-z_$][\w$]*$/.test(q.typeName.namePath) && !lookupType(sc.unit, sc.owner ?? sc.cc.K, q.typeName.namePath);
-          if (bare) return sc.declare(q.typeName.namePath, custom.ps[i].t, false, q);
-          const t = lookupTypeNode(sc, q.typeName);
+          const tn = q.typeName;
+          const bare = !q.name && tn?.type === 'UserDefinedTypeName' && /^[A-Za-z_$][\w$]*$/.test(tn.namePath) && !lookupType(sc.unit, sc.owner ?? sc.cc.K, tn.namePath);
+          if (bare) return sc.declare(tn.namePath, custom.ps[i].t, false, q);
+          const t = lookupTypeNode(sc, q.typeName!);
           if (!sameType(t, custom.ps[i].t)) fail(q, `parameter ${i + 1} of error ${name} is ${typeName(custom.ps[i].t)}`);
           return sc.declare(q.name, t, false, q);
         });
@@ -415,7 +417,7 @@ function tryStmt(sc: FnScope, node: Node): Stmt {
       if (p) slot = sc.declare(p.name, UINT256, false, p);
     } else if (p) {
       kind = 'bytes';
-      slot = sc.declare(p.name, lookupTypeNode(sc, p.typeName), false, p);
+      slot = sc.declare(p.name, lookupTypeNode(sc, p.typeName!), false, p);
     }
     const b = compileBlock(sc, c.body);
     sc.pop();

@@ -3,7 +3,7 @@
 // resolved. Function bodies are compiled later, per deployable contract
 // (compiler.ts), because virtual dispatch and `super` depend on the most
 // derived contract.
-import type { Node } from './ast.js';
+import { asNode, asNodes, fileOf, type AST, type Node } from './ast.js';
 import { SolidVMCompileError } from './errors.js';
 import { parseNumberRational, ratOp, type Rat } from './rational.js';
 import { parseFile } from './source.js';
@@ -11,7 +11,7 @@ import { elementaryType, type EnumT, type SType, type StructT } from './types.js
 
 export interface EventDef {
   name: string;
-  node: Node;
+  node: AST.EventDefinition;
   anonymous: boolean;
   params: Array<{ name: string; t: SType; indexed: boolean }>;
   /** resolved lazily: event parameter types may use types declared later */
@@ -21,14 +21,21 @@ export interface EventDef {
 
 export interface ErrorDef {
   name: string;
-  node: Node;
+  node: AST.CustomErrorDefinition;
   scope: ContractInfo | null;
+}
+
+/** `using L for T` or `using {f, g} for T` (type null: `*`) */
+export interface UsingFor {
+  lib: string | null;
+  fns: string[];
+  type: AST.TypeName | null;
 }
 
 export interface ContractInfo {
   name: string;
   kind: 'contract' | 'interface' | 'library' | 'abstract';
-  node: Node;
+  node: AST.ContractDefinition;
   file: string;
   /** C3 linearisation: this contract first, then bases from most to least derived */
   linear: ContractInfo[];
@@ -37,12 +44,11 @@ export interface ContractInfo {
   udvts: Map<string, SType>;
   events: Map<string, EventDef>;
   errors: Map<string, ErrorDef>;
-  modifiers: Map<string, Node>;
-  functions: Node[];
-  stateVars: Node[];
-  /** `using L for T` (T null: `*`) */
-  usingFor: Array<{ lib: string | null; fns: string[]; type: Node | null }>;
-  ctor: Node | null;
+  modifiers: Map<string, AST.ModifierDefinition>;
+  functions: AST.FunctionDefinition[];
+  stateVars: AST.StateVariableDeclarationVariable[];
+  usingFor: UsingFor[];
+  ctor: AST.FunctionDefinition | null;
 }
 
 export interface Unit {
@@ -53,16 +59,16 @@ export interface Unit {
   udvts: Map<string, SType>;
   events: Map<string, EventDef>;
   errors: Map<string, ErrorDef>;
-  freeFunctions: Node[];
-  constants: Map<string, Node>;
+  freeFunctions: AST.FunctionDefinition[];
+  constants: Map<string, AST.FileLevelConstant>;
   /** file-level `using L for T global` and plain file-level using */
-  usingFor: Array<{ lib: string | null; fns: string[]; type: Node | null }>;
+  usingFor: UsingFor[];
 }
 
 export function posOf(node: Node, file?: string): { file: string; line: number; column: number } | undefined {
   const loc = node?.loc?.start;
   if (!loc) return undefined;
-  return { file: file ?? node.__file ?? '', line: loc.line, column: loc.column + 1 };
+  return { file: file ?? fileOf(node) ?? '', line: loc.line, column: loc.column + 1 };
 }
 
 export function fail(node: Node, message: string): never {
@@ -82,8 +88,8 @@ export function buildUnit(files: Record<string, string>): Unit {
     constants: new Map(),
     usingFor: [],
   };
-  const structNodes: Array<[StructT, Node, ContractInfo | null]> = [];
-  const udvtNodes: Array<[Map<string, SType>, Node]> = [];
+  const structNodes: Array<[StructT, AST.StructDefinition, ContractInfo | null]> = [];
+  const udvtNodes: Array<[Map<string, SType>, AST.TypeDefinition]> = [];
   // Sorting file names keeps the result independent of object key order.
   for (const file of Object.keys(files).sort()) {
     const ast = parseFile(file, files[file]);
@@ -106,7 +112,7 @@ export function buildUnit(files: Record<string, string>): Unit {
           break;
         }
         case 'EnumDefinition':
-          unit.enums.set(node.name, { k: 'enum', name: node.name, members: node.members.map((m: Node) => m.name) });
+          unit.enums.set(node.name, { k: 'enum', name: node.name, members: node.members.map((m) => m.name) });
           break;
         case 'FunctionDefinition':
           unit.freeFunctions.push(node);
@@ -139,28 +145,30 @@ export function buildUnit(files: Record<string, string>): Unit {
   }
   for (const c of unit.contracts.values()) linearise(unit, c, new Set());
   for (const [st, node, scope] of structNodes) {
-    node.members.forEach((m: Node, i: number) => {
-      if (st.index.has(m.name)) fail(m, `duplicate member ${m.name}`);
-      st.fields.push({ name: m.name, t: resolveType(unit, scope, m.typeName) });
-      st.index.set(m.name, i);
+    node.members.forEach((m, i) => {
+      // (the grammar gives every member a name and a type)
+      const name = m.name!;
+      if (st.index.has(name)) fail(m, `duplicate member ${name}`);
+      st.fields.push({ name, t: resolveType(unit, scope, m.typeName!) });
+      st.index.set(name, i);
     });
   }
   return unit;
 }
 
-function eventDef(node: Node, scope: ContractInfo | null): EventDef {
+function eventDef(node: AST.EventDefinition, scope: ContractInfo | null): EventDef {
   return { name: node.name, node, anonymous: !!node.isAnonymous, params: [], resolved: false, scope };
 }
 
-function usingOf(node: Node): { lib: string | null; fns: string[]; type: Node | null } {
+function usingOf(node: AST.UsingForDeclaration): UsingFor {
   return { lib: node.libraryName ?? null, fns: node.functions ?? [], type: node.typeName ?? null };
 }
 
 function collectContract(
-  node: Node,
+  node: AST.ContractDefinition,
   file: string,
-  structNodes: Array<[StructT, Node, ContractInfo | null]>,
-  udvtNodes: Array<[Map<string, SType>, Node]>,
+  structNodes: Array<[StructT, AST.StructDefinition, ContractInfo | null]>,
+  udvtNodes: Array<[Map<string, SType>, AST.TypeDefinition]>,
 ): ContractInfo {
   const kind = node.kind === 'interface' ? 'interface' : node.kind === 'library' ? 'library' : node.kind === 'abstract' ? 'abstract' : 'contract';
   const c: ContractInfo = {
@@ -185,13 +193,13 @@ function collectContract(
     if (names.has(name)) fail(n, `duplicate declaration of ${name} in ${c.name}`);
     names.add(name);
   };
-  for (const sub of node.subNodes) {
+  for (const sub of asNodes(node.subNodes)) {
     switch (sub.type) {
       case 'StateVariableDeclaration':
         for (const v of sub.variables) {
           // `account` is SolidVM's type and cast (docs/conventions.md): a state variable of that name would hide it
           if (v.name === 'account') fail(v, '`account` is a reserved word in SolidVM: a state variable cannot be named account');
-          declare(v, v.name);
+          declare(v, v.name!);
           c.stateVars.push(v);
         }
         break;
@@ -218,7 +226,7 @@ function collectContract(
       }
       case 'EnumDefinition':
         declare(sub, sub.name);
-        c.enums.set(sub.name, { k: 'enum', name: sub.name, members: sub.members.map((m: Node) => m.name) });
+        c.enums.set(sub.name, { k: 'enum', name: sub.name, members: sub.members.map((m) => m.name) });
         break;
       case 'EventDefinition':
         c.events.set(sub.name, eventDef(sub, c));
@@ -245,7 +253,7 @@ function linearise(unit: Unit, c: ContractInfo, visiting: Set<string>): Contract
   if (c.linear.length) return c.linear;
   if (visiting.has(c.name)) fail(c.node, `cyclic inheritance involving ${c.name}`);
   visiting.add(c.name);
-  const bases: ContractInfo[] = c.node.baseContracts.map((b: Node) => {
+  const bases: ContractInfo[] = c.node.baseContracts.map((b) => {
     const bc = unit.contracts.get(b.baseName.namePath);
     if (!bc) fail(b, `unknown base contract ${b.baseName.namePath}`);
     return bc;
@@ -321,7 +329,7 @@ export function resolveType(unit: Unit, scope: ContractInfo | null, node: Node):
       return { k: 'mapping', key: resolveType(unit, scope, node.keyType), value: resolveType(unit, scope, node.valueType) };
     case 'FunctionTypeName': {
       if (node.visibility === 'external') fail(node, 'external function types are not supported');
-      const list = (ps: Node[]) => ps.map((p: Node) => resolveType(unit, scope, p.typeName));
+      const list = (ps: AST.VariableDeclaration[]) => ps.map((p) => resolveType(unit, scope, p.typeName!));
       return { k: 'function', params: list(node.parameterTypes ?? []), returns: list(node.returnTypes ?? []), mutability: node.stateMutability ?? null };
     }
     default:
@@ -356,7 +364,7 @@ function constRat(unit: Unit, scope: ContractInfo | null, node: Node): Rat | und
       return a && { n: -a.n, d: a.d };
     }
     case 'TupleExpression':
-      return node.components.length === 1 ? constRat(unit, scope, node.components[0]) : undefined;
+      return node.components.length === 1 ? constRat(unit, scope, asNode(node.components[0])!) : undefined;
     case 'Identifier': {
       if (scope) {
         for (const c of scope.linear) {

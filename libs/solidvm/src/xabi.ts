@@ -1,6 +1,5 @@
 // The xabi of a contract (docs/conventions.md "Transactions": the platform's layout).
 import type { Xabi, XabiFunc, XabiType } from '@platform/common';
-import type { Node } from './ast.js';
 import { compilerFor } from './compiler.js';
 import { SolidVMCompileError } from './errors.js';
 import type { CFn, CompiledUnit } from './scope.js';
@@ -49,7 +48,8 @@ function funcOf(fn: CFn): XabiFunc {
   fn.returns.forEach((r, i) => (vals[r.name || `#${i}`] = xabiType(r.t)));
   const out: XabiFunc = { args, vals, visibility: fn.visibility };
   out.stateMutability = fn.mutability ?? undefined;
-  out.modifiers = (fn.node?.modifiers ?? []).map((m: Node) => m.name);
+  const decl = fn.node;
+  out.modifiers = decl?.type === 'FunctionDefinition' ? decl.modifiers.map((m) => m.name) : [];
   return out;
 }
 
@@ -95,7 +95,7 @@ export function xabiOf(cu: CompiledUnit, contractName: string): Xabi {
   for (const b of [...c.linear].reverse()) {
     for (const [name, m] of b.modifiers) {
       const args: Record<string, unknown> = {};
-      (m.parameters ?? []).forEach((p: Node, i: number) => (args[p.name] = { ...xabiType(resolveType(cu.unit, b, p.typeName)), index: i }));
+      (m.parameters ?? []).forEach((p, i) => (args[p.name!] = { ...xabiType(resolveType(cu.unit, b, p.typeName!)), index: i }));
       modifiers[name] = { args };
     }
   }
@@ -104,11 +104,11 @@ export function xabiOf(cu: CompiledUnit, contractName: string): Xabi {
     for (const [name, e] of b.events) {
       events[name] = {
         anonymous: e.anonymous,
-        logs: e.node.parameters.map((p: Node, i: number) => [p.name ?? `arg${i}`, xabiType(resolveType(cu.unit, b, p.typeName))]),
+        logs: e.node.parameters.map((p, i) => [p.name ?? `arg${i}`, xabiType(resolveType(cu.unit, b, p.typeName!))]),
       };
     }
   }
   const using: Record<string, unknown> = {};
-  for (const u of c.usingFor) if (u.lib) using[u.lib] = u.type ? { type: u.type.name ?? u.type.namePath ?? 'type' } : { type: '*' };
+  for (const u of c.usingFor) if (u.lib) using[u.lib] = u.type ? { type: u.type.type === 'ElementaryTypeName' ? u.type.name : u.type.type === 'UserDefinedTypeName' ? u.type.namePath : 'type' } : { type: '*' };
   return { funcs, constr, vars: vars as Xabi['vars'], types, modifiers, events, kind: KIND[c.kind], using };
 }
