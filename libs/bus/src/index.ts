@@ -11,11 +11,11 @@ export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, Requ
 export { NETWORK_API_PREFIX, NETWORK_PULL_EXPIRES_MS, busJetStream, ensureDurableConsumer, ensureStream, isWrongLastSequence, streamManager } from './jetstream.js';
 export type { BusJetStream, ScopedJetStream } from './jetstream.js';
 export { PROPOSER_LEASE_MS, STREAMS, declaredStream, nodePlacementTag, streamTopology } from './streams.js';
-export type { ScopedStreamSpec, StreamScope, StreamTopology } from './streams.js';
+export type { ScopedStreamSpec, StreamScope, StreamSpec, StreamTopology } from './streams.js';
 export { consumeExecBatches, consumeExecResults, type ExecItem } from './exec-consumer.js';
 export { ExecPartsMissing, execPartSubject, isExecResultRef, publishExecResult, readExecResult, type ExecResultRef } from './exec-results.js';
 export type { ExecConsumerSpec } from './exec-consumer.js';
-export type { DurableSpec, StreamSpec } from './jetstream.js';
+export type { DurableSpec } from './jetstream.js';
 export { VAULT } from './contracts/vault.js';
 export type { KeyRecord, SignRequest, SignatureRecord, UsersRequest, UserRecord } from './contracts/vault.js';
 export { TX } from './contracts/tx.js';

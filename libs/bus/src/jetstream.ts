@@ -2,10 +2,8 @@
 // that owns them, idempotently at its start (create, or update to the
 // declared configuration).
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type StreamConfig, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { declaredStream, type ScopedStreamSpec, type StreamScope, type StreamTopology } from './streams.js';
-
-export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
+import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { declaredStream, type ScopedStreamSpec, type StreamScope, type StreamSpec, type StreamTopology } from './streams.js';
 
 /** Creates the stream, or brings an existing one to the given configuration (a scope, streams.ts, is not the server's). */
 export async function ensureStream(jsm: JetStreamManager, scoped: StreamSpec & { scope?: StreamScope }): Promise<StreamInfo> {

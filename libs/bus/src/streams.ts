@@ -6,9 +6,11 @@
 // Two scopes (docs/network.md): the network's streams live in the NETWORK
 // account, shared by every node and replicated across their servers; a node's
 // own streams live in its account, on its own server.
-import { StorageType, type Placement } from '@nats-io/jetstream';
+import { StorageType, type Placement, type StreamConfig } from '@nats-io/jetstream';
 import type { NodeConfig } from '@platform/common';
-import type { StreamSpec } from './jetstream.js';
+
+/** A stream's configuration as declared here: its name and subjects, the rest the server's defaults unless given. */
+export type StreamSpec = Pick<StreamConfig, 'name' | 'subjects'> & Partial<StreamConfig>;
 
 export type StreamScope = 'network' | 'node';
 

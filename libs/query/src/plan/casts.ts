@@ -5,8 +5,10 @@
 // the driver would hand them over as JavaScript dates.
 import type { SelectItem } from '../ast.js';
 import { badQuery, echo } from '../errors.js';
-import type { OutputKind } from './select.js';
 import { type Fragment, ident, sql } from './sql.js';
+
+/** How a top-level output column is turned into a JSON value (src/run.ts). */
+export type OutputKind = 'text' | 'numeric' | 'boolean' | 'json' | 'count';
 
 interface CastType {
   /** the type's name in pg_catalog */

@@ -22,14 +22,13 @@ import {
   visibility,
 } from './context.js';
 import { type EmbedItem, type EmbedParams, NO_PARAMS, embedKey, embedNamed, notEmbedded } from './embedded.js';
-import { castSql, castType } from './casts.js';
+import { castSql, castType, type OutputKind } from './casts.js';
 import { pathKey, resolveField } from './fields.js';
 import { type Fragment, ident, join, param, sql } from './sql.js';
 import { valueTypeOf } from './values.js';
 import { conditionSql } from './where.js';
 
-/** How a top-level output column is turned into a JSON value (src/run.ts). */
-export type OutputKind = 'text' | 'numeric' | 'boolean' | 'json' | 'count';
+export type { OutputKind };
 
 export interface OutputColumn {
   readonly key: string;
