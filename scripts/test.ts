@@ -1,6 +1,6 @@
-// `npm test`: type-check, lint, then every jest test (unit, integration against
-// real NATS and PostgreSQL, end to end). Ends with the line `N passed, N failed`,
-// where type-checking and linting count as one check each.
+// `npm test`: type-check, lint, a check for import cycles, then every jest test
+// (unit, integration against real NATS and PostgreSQL, end to end). Ends with
+// the line `N passed, N failed`, where each of the three checks counts as one.
 // `npm run test:unit` / `npm run test:e2e` (`--lane=unit|corpus|integration|e2e`): the
 // jest tests of one lane only (scripts/test-lanes.ts says which file is in
 // which), no type-check or lint. Arguments that are not options narrow a lane
@@ -49,6 +49,11 @@ function check(label: string, command: string, args: string[]): void {
 if (jestArgs.length === 0 && !lane) {
   check('type-check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
   check('lint', bin('eslint'), ['.']);
+  // every file the type-check covers, type-only imports included: modules in a
+  // circle can be neither read nor changed one at a time
+  const include: string[] = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')).include;
+  const globs = include.map((entry) => (entry.endsWith('.ts') ? entry : `${entry}/**/*.ts`));
+  check('import cycles', bin('dpdm'), ['--no-tree', '--no-warning', '--no-progress', '--circular', '--exit-code', 'circular:1', ...globs]);
 }
 
 console.log('\n== jest');
