@@ -22,7 +22,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { PlatformError, type FilesConfig, type Logger } from '@platform/common';
 
-const PART_SIZE = 8 * 1024 * 1024;
+/** S3's smallest part: what an upload holds is about (QUEUE_SIZE + 1) parts */
+const PART_SIZE = 5 * 1024 * 1024;
 const QUEUE_SIZE = 2;
 const TEMPORARY_PREFIX = 'incoming/';
 
