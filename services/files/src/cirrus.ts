@@ -46,11 +46,23 @@ export class CirrusReader {
     }
   }
 
-  /** Rows of `contract`'s tables (`table(family)` names the table of each family), each with the family it came from. */
+  /**
+   * Rows of `contract`'s tables (`table(family)` names the table of each
+   * family), each with the family it came from. A bare name that named one
+   * family can name two a moment later (another organization's first
+   * contract indexed meanwhile): its 409 then is a reason to look again.
+   */
   async across(user: User, contract: string, table: (family: string) => string, query: string, requestId: string): Promise<Array<Row & { family: string }>> {
-    const families = await this.families(user, contract, requestId);
-    const found = await Promise.all(families.map(async (family) => (await this.rows(user, table(family), query, requestId)).map((row) => ({ ...row, family }))));
-    return found.flat();
+    for (let attempt = 1; ; attempt++) {
+      const families = await this.families(user, contract, requestId);
+      try {
+        const found = await Promise.all(families.map(async (family) => (await this.rows(user, table(family), query, requestId)).map((row) => ({ ...row, family }))));
+        return found.flat();
+      } catch (err) {
+        const raced = err instanceof PlatformError && err.code === 'CONFLICT' && families.length === 1 && families[0] === contract;
+        if (!raced || attempt === 3) throw err;
+      }
+    }
   }
 
   /** Rows of contract `contract` at these addresses on the chain. */

@@ -55,6 +55,18 @@ export interface FileRecord {
 const blockSeconds = (v: unknown) => Math.floor(Date.parse(text(v).replace(' UTC', 'Z').replace(' ', 'T')) / 1000);
 
 const APP = { src: FILE_APP_SOURCE, contract: 'FileManager' };
+/** the most files a listing reads */
+const LIST_LIMIT = 200;
+
+/** A line of the caller's files (`GET /api/v1/files`, beyond the spec: the page lists them). */
+export interface FileSummary {
+  fileKey: string;
+  fileName: string;
+  fileDescription: string;
+  owner: string;
+  numVersions: number;
+  lastActivityAt: number;
+}
 
 /** Rank of an action among those of one block: initialize shares before it adds version 1, a transfer shares before the owner changes. */
 const RANK: Record<AuditEntry['action'], number> = { MEMBER_ADDED: 0, VERSION_ADDED: 1, ATTESTED: 2, MEMBER_REMOVED: 3, OWNERSHIP_TRANSFERRED: 4 };
@@ -62,8 +74,8 @@ const RANK: Record<AuditEntry['action'], number> = { MEMBER_ADDED: 0, VERSION_AD
 export class Records {
   constructor(private readonly cirrus: CirrusReader) {}
 
-  /** The file's manager row (with its family), or null when there is no such file for this user. */
-  async manager(user: User, fileKey: string, chainId: string, requestId: string): Promise<(Row & { family: string }) | null> {
+  /** The file's manager row, or null when there is no such file for this user. */
+  async manager(user: User, fileKey: string, chainId: string, requestId: string): Promise<Row | null> {
     const rows = await this.cirrus.across(user, 'FileManager', (f) => f, `fileKey=eq.${encodeURIComponent(fileKey)}&chainId=eq.${chainId}`, requestId);
     const genuine = [];
     for (const row of rows) if (await this.cirrus.runs(user, APP, text(row.address), chainId, requestId)) genuine.push(row);
@@ -79,7 +91,7 @@ export class Records {
     const [membershipsOf, versionsOf, history] = await Promise.all([
       this.cirrus.elements(user, 'FileManager', 'memberships', [address], chainId, requestId),
       this.cirrus.elements(user, 'FileManager', 'fileVersions', [address], chainId, requestId),
-      this.cirrus.rows(user, `history@${fm.family}`, `address=eq.${address}&chainId=eq.${chainId}&select=owner,numVersions,block_number,block_timestamp&order=block_number.asc`, requestId),
+      this.cirrus.across(user, 'FileManager', (f) => `history@${f}`, `address=eq.${address}&chainId=eq.${chainId}&select=owner,numVersions,block_number,block_timestamp&order=block_number.asc`, requestId),
     ]);
     const membershipAddresses = membershipsOf.get(address) ?? [];
     const versionAddresses = versionsOf.get(address) ?? [];
@@ -146,6 +158,21 @@ export class Records {
       versions,
       auditLog: log.map((l) => l.entry),
     };
+  }
+
+  /**
+   * The files `me` is a member of, most recently active first: the keys of
+   * the memberships that name them (at most LIST_LIMIT), each record then
+   * read and checked as a single file's is — a membership is only where to look.
+   */
+  async list(user: User, me: string, chainId: string, requestId: string): Promise<FileSummary[]> {
+    const rows = await this.cirrus.across(user, 'Membership', (f) => f, `member=eq.${me}&chainId=eq.${chainId}&select=fileKey&order=timestamp.desc&limit=${LIST_LIMIT}`, requestId);
+    const keys = [...new Set(rows.map((r) => text(r.fileKey)))].slice(0, LIST_LIMIT);
+    const records = await Promise.all(keys.map((key) => this.record(user, key, chainId, requestId)));
+    return records
+      .filter((r): r is FileRecord => r !== null && r.members.includes(me))
+      .sort((a, b) => b.lastActivityAt - a.lastActivityAt)
+      .map((r) => ({ fileKey: r.fileKey, fileName: r.fileName, fileDescription: r.fileDescription, owner: r.owner, numVersions: r.versions.length, lastActivityAt: r.lastActivityAt }));
   }
 
   /** Whether cirrus shows any of these contracts of `contract` yet (its blocks are indexed after they are applied). */
