@@ -15,6 +15,7 @@ import { errorBody } from './errors.js';
 import { Ledger } from './ledger.js';
 import { CirrusReader } from './cirrus.js';
 import { LEGACY_CONTENT_PREFIX, legacyRoutes } from './legacy.js';
+import { PAGE_PATHS, pageRoutes } from './page.js';
 import { Records } from './records.js';
 import { fileRoutes } from './routes.js';
 import type { ObjectStore } from './store.js';
@@ -61,7 +62,7 @@ export async function buildFilesApp(deps: FilesDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // a one-time download URL is its own credential (legacy.ts)
-    if (request.url === '/health' || request.url.startsWith(LEGACY_CONTENT_PREFIX)) return;
+    if (request.url === '/health' || request.url.startsWith(LEGACY_CONTENT_PREFIX) || PAGE_PATHS.includes(request.url)) return;
     request.principal = await deps.verifier.verify(request.headers.authorization, { allowNoExp: deps.config.oauthAllowNoExp });
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -90,6 +91,7 @@ export async function buildFilesApp(deps: FilesDeps): Promise<FastifyInstance> {
   const cirrus = new CirrusReader(deps.nc, ledger);
   const records = new Records(cirrus);
   fileRoutes(app, { ledger, records, store: deps.store, logger: deps.logger, maxBytes: deps.config.files.maxBytes, gasEnabled: deps.config.gasEnabled });
+  pageRoutes(app);
   legacyRoutes(app, { ledger, cirrus, store: deps.legacyStore, logger: deps.logger, maxBytes: deps.config.files.maxBytes });
   return app;
 }

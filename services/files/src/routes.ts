@@ -184,6 +184,14 @@ export function fileRoutes(app: FastifyInstance, deps: FileRouteDeps): void {
     return answer(reply, request, user, stored.fileKey, chainId, done, 'FileManager');
   });
 
+  // beyond the spec: the caller's files, for the page
+  app.get('/api/v1/files', async (request) => {
+    const user = userOf(request);
+    const chainId = chainIdOf(request);
+    const me = await addressOrNone(user, request.id);
+    return { success: true, data: me === null ? [] : await records.list(user, me, chainId, request.id) };
+  });
+
   app.get<{ Params: FileParams }>('/api/v1/files/:filekey', async (request) => {
     const { record } = await visible(request);
     return { success: true, data: record };

@@ -16,7 +16,7 @@ import { chainInfoRoutes } from './routes/chain-info.js';
 import { networkRoutes } from './routes/network.js';
 import { chainRoutes } from './routes/chains.js';
 import { cirrusRoutes } from './routes/cirrus.js';
-import { FILE_PATHS, ONE_TIME_PATHS, fileRoutes } from './routes/files.js';
+import { FILE_PATHS, PUBLIC_PATHS, fileRoutes } from './routes/files.js';
 import { keyRoutes } from './routes/key.js';
 import { x509Routes } from './routes/x509.js';
 import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
@@ -126,6 +126,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // the files service's endpoints, passed through as streams (FILES_URL)
     if (deps.config.files) fileRoutes(platform, deps.config.files.url, FILE_PATHS);
   });
-  if (deps.config.files) fileRoutes(app, deps.config.files.url, ONE_TIME_PATHS);
+  if (deps.config.files) fileRoutes(app, deps.config.files.url, PUBLIC_PATHS);
   return app;
 }

@@ -41,8 +41,12 @@ function pass(filesUrl: URL, request: FastifyRequest, reply: FastifyReply): Prom
 
 /** Paths passed through behind the token check. */
 export const FILE_PATHS = ['/api/v1/files', '/api/v1/files/*', '/apex-api/*'];
-/** The legacy storage's one-time download URLs: their token is the credential, so the gateway asks for no other. */
-export const ONE_TIME_PATHS = ['/apex-api/bloc/file/content/:token'];
+/**
+ * Without a bearer token: the legacy storage's one-time download URLs (their
+ * token is the credential), and the file application's page, which holds
+ * nothing of anyone's and asks the user for their token.
+ */
+export const PUBLIC_PATHS = ['/apex-api/bloc/file/content/:token', '/files', '/files/app.js'];
 
 export function fileRoutes(app: FastifyInstance, filesUrl: string, paths: string[]): void {
   const target = new URL(filesUrl);
