@@ -201,11 +201,12 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
 
 /**
  * The files service streams gigabytes through short-lived buffers: a small
- * young generation collects them as they go, so that its memory stays near
- * its idle size instead of growing by V8's default semi-spaces (16 MiB each).
+ * young generation, which it collects every few MiB a transfer moves
+ * (--expose-gc; services/files/src/store.ts), keeps its memory near its idle
+ * size instead of growing by the dead buffers V8 would let pile up.
  */
-function filesNodeOptions(given: string | undefined): { NODE_OPTIONS: string } {
-  return { NODE_OPTIONS: `${given ?? ''} --max-semi-space-size=2`.trim() };
+function filesNodeOptions(given: string | undefined): { NODE_OPTIONS: string; MALLOC_MMAP_THRESHOLD_: string } {
+  return { NODE_OPTIONS: `${given ?? ''} --max-semi-space-size=2 --expose-gc`.trim(), MALLOC_MMAP_THRESHOLD_: '65536' };
 }
 
 function urlHost(host: string): string {
