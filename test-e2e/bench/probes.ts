@@ -109,14 +109,24 @@ export async function withCpuReport<T>(node: RunningNode, label: string, body: (
   }
 }
 
-/** The process's proportional share of memory now (PSS: shared pages divided among their sharers), MiB; null when it is gone. */
-export function pssMiB(pid: number): number | null {
+/**
+ * The process's proportional share of memory now (PSS: shared pages divided
+ * among their sharers), MiB, in all and its anonymous part (heap, stacks:
+ * what the process itself holds; the rest is mapped files, e.g. lmdb's,
+ * which the kernel may drop and read again); null when it is gone.
+ */
+export function pssOf(pid: number): { all: number; anon: number } | null {
   try {
-    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : null;
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) / 1024;
+    return { all: field('Pss'), anon: field('Pss_Anon') };
   } catch {
     return null;
   }
+}
+
+export function pssMiB(pid: number): number | null {
+  return pssOf(pid)?.all ?? null;
 }
 
 /** CPU seconds so far of one process (utime + stime), or null when it is gone. */

@@ -1,0 +1,122 @@
+// Memory over a node's history: rounds of the raw workload (50 senders each
+// sending 200 raw SolidVM counter calls in nonce order, every round new
+// senders: 10,000 transactions, all Success) on one node, and after each
+// round the memory (PSS) of every service, nats-server and PostgreSQL (all
+// its processes). A bounded node is flat after the first rounds: every
+// in-memory structure is bounded by count or bytes, and what must be kept
+// for ever is on disk. `npm run bench -- soak`; `SOAK_ROUNDS` (default 8);
+// `SOAK_NODE_OPTIONS` is every node process's NODE_OPTIONS.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet } from 'ethers';
+import { startNode, type RunningNode } from '@platform/launcher';
+import { Pool } from 'undici';
+import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, nodeProcesses, pssOf, rawCall, token, type Row } from './probes.js';
+
+const SENDERS = 50;
+const PER_SENDER = 200;
+const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 8);
+/** rounds before the memory is taken as settled (caches filling, JIT, pools) */
+const SETTLING = 2;
+
+const COUNTER = 'contract Counter { uint public count; function bump(uint by) returns (uint) { count += by; return count; } }';
+
+let pool: Pool | undefined;
+
+async function ok(path: string, bearer: string, body: unknown): Promise<any> {
+  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await pool!.request({ path, method: 'POST', headers, body: body === undefined ? '' : JSON.stringify(body) });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new Error(`POST ${path}: ${response.statusCode} ${text.slice(0, 500)}`);
+  return (response.headers['content-type'] ?? '').toString().includes('json') ? JSON.parse(text) : text;
+}
+
+interface Memory {
+  all: number;
+  anon: number;
+}
+
+/** PSS of each part of the node now (a service by name, nats-server, PostgreSQL's processes together), and its anonymous part. */
+function memoryByPart(node: RunningNode): Map<string, Memory> {
+  const parts = new Map<string, Memory>();
+  for (const [pid, { part }] of nodeProcesses(node)) {
+    const name = part.startsWith('other: ') ? 'other' : part;
+    const pss = pssOf(pid) ?? { all: 0, anon: 0 };
+    const sum = parts.get(name) ?? { all: 0, anon: 0 };
+    parts.set(name, { all: sum.all + pss.all, anon: sum.anon + pss.anon });
+  }
+  return parts;
+}
+
+const sum = (memory: Map<string, Memory>): Memory => [...memory.values()].reduce((a, m) => ({ all: a.all + m.all, anon: a.anon + m.anon }), { all: 0, anon: 0 });
+
+export async function run(): Promise<Row[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-soak-'));
+  const env = await benchNodeEnv(dataDir);
+  // e.g. a heap limit, to tell a live set that grows from garbage not yet collected
+  if (process.env.SOAK_NODE_OPTIONS) env.NODE_OPTIONS = process.env.SOAK_NODE_OPTIONS;
+  const problems: string[] = [];
+  const node = await startNode({ env, onLine: (name, line) => /"level":(50|60)|heap|fatal/i.test(line) && problems.length < 20 && problems.push(`${name} | ${line}`) });
+  pool = new Pool(node.gatewayUrl, { connections: 128 });
+  try {
+    const user = await token(node, 'soak');
+    await ok('/platform/v2.3/key', user, undefined);
+    const admin = await token(node, BENCH_ADMIN);
+    const [upload] = await ok('/platform/v2.3/transaction?resolve=true', user, { txs: [{ type: 'CONTRACT', payload: { contract: 'Counter', src: COUNTER, args: {}, metadata: { VM: 'SolidVM' } } }] });
+    if (upload.status !== 'Success') throw new Error(`the counter was not uploaded: ${JSON.stringify(upload).slice(0, 300)}`);
+    const counter: string = upload.data.contents.address;
+    const perRound: Array<Map<string, Memory>> = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const wallets = Array.from({ length: SENDERS }, () => Wallet.createRandom());
+      await Promise.all(wallets.map((w, n) => enrolRawKey(ok, w, admin, round * 1000 + n)));
+      const t0 = performance.now();
+      const hashes = (
+        await Promise.all(
+          wallets.map(async (w) => {
+            const mine: string[] = [];
+            for (let nonce = 1; nonce <= PER_SENDER; nonce++) mine.push((await ok('/bloc/v2.2/transaction/raw', user, rawCall(w, nonce, counter, { VM: 'SolidVM', funcName: 'bump', args: '(1)' }))).hash);
+            return mine;
+          }),
+        )
+      ).flat();
+      const chunks: string[][] = [];
+      for (let i = 0; i < hashes.length; i += 1_000) chunks.push(hashes.slice(i, i + 1_000));
+      const finals = (await Promise.all(chunks.map((c) => ok('/bloc/v2.2/transactions/results?resolve=true', user, c)))).flat() as Array<{ status: string }>;
+      const failed = finals.filter((r) => r.status !== 'Success').length;
+      if (failed > 0) throw new Error(`round ${round}: ${failed} transactions did not succeed`);
+      const rate = (hashes.length * 1000) / (performance.now() - t0);
+      // what settles after a burst (timers, pools going idle) is not growth
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const memory = memoryByPart(node);
+      perRound.push(memory);
+      const total = sum(memory);
+      const shown = [...memory].sort((a, b) => b[1].all - a[1].all).map(([p, m]) => `${p} ${Math.round(m.all)} (${Math.round(m.anon)})`);
+      console.log(`   round ${round}: ${hashes.length} tx at ${Math.round(rate)} tx/s; PSS MiB (anonymous part): total ${Math.round(total.all)} (${Math.round(total.anon)}), ${shown.join(', ')}`);
+    }
+    const rows: Row[] = [];
+    const settled = perRound[Math.min(SETTLING, perRound.length) - 1]!;
+    const last = perRound[perRound.length - 1]!;
+    const growth = (from: number, to: number) => ((to - from) / from) * 100;
+    for (const part of [...last.keys()].sort()) {
+      const from = settled.get(part) ?? { all: 0, anon: 0 };
+      const to = last.get(part)!;
+      rows.push({ name: `PSS after round ${ROUNDS}: ${part}`, value: to.all, unit: 'MiB' });
+      if (from.all > 20) rows.push({ name: `  ${part}: growth from round ${SETTLING}`, value: growth(from.all, to.all), unit: '%' }, { name: `  ${part}: growth from round ${SETTLING}, anonymous`, value: growth(from.anon, to.anon), unit: '%' });
+    }
+    const [from, to] = [sum(settled), sum(last)];
+    rows.push(
+      { name: `PSS of the whole node after round ${ROUNDS} (${(ROUNDS * SENDERS * PER_SENDER).toLocaleString('en')} transactions)`, value: to.all, unit: 'MiB' },
+      { name: `  of which anonymous`, value: to.anon, unit: 'MiB' },
+      { name: `  growth of the whole node from round ${SETTLING}`, value: growth(from.all, to.all), unit: '%' },
+      { name: `  growth of its anonymous memory from round ${SETTLING}`, value: growth(from.anon, to.anon), unit: '%' },
+    );
+    if (problems.length > 0) console.log(`   node errors during the run (first ${problems.length}):\n${problems.map((p) => `     ${p.slice(0, 300)}`).join('\n')}`);
+    return rows;
+  } finally {
+    await pool?.close();
+    await node.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
