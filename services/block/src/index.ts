@@ -16,6 +16,7 @@ import type { VmExecutors } from './exec/vm.js';
 import { loadGenesis } from './genesis.js';
 import { loadNodeKey } from './node-key.js';
 import { DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
+import { stateCacheBudget } from './state/cache-budget.js';
 import { ChainStore, type Head } from './state/store.js';
 
 export { loadBlockSettings, DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
@@ -63,6 +64,8 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     for (const step of undo.splice(0)) await step().catch((err: unknown) => logger.warn({ err }, 'stop step failed'));
   };
   try {
+    // one budget for the caches of every chain this process holds
+    stateCacheBudget.setLimit(config.blockStateCacheMb * 1024 * 1024);
     const genesis = loadGenesis(join(dataDir, 'genesis.json'));
     const key = loadNodeKey(join(dataDir, 'block', 'node.key'));
     const nc = await connectBus({ url: options.natsUrl, name: 'block', credentials: options.natsCredentials ?? null, logger });

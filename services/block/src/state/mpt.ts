@@ -9,6 +9,7 @@
 // stale). The roots are those of the Yellow Paper's trie (appendix D), checked
 // against ethereum/tests' TrieTests and @ethereumjs/mpt (test/mpt.test.ts).
 import { bytesToHex, keccak256, rlpDecode, rlpEncode, type RlpDecoded, type RlpInput } from '@platform/crypto';
+import { BudgetedCache, stateCacheBudget } from './cache-budget.js';
 
 /** The root of the empty trie: Keccak-256 of RLP(""), 56e81f…b421. */
 export const EMPTY_ROOT = keccak256(rlpEncode(new Uint8Array(0)));
@@ -118,7 +119,7 @@ export class MerkleTrie {
     const hash = keccak256(encoded);
     const hex = bytesToHex(hash);
     written.set(hex, encoded);
-    remember(hex, top);
+    remember(hex, top, encoded.length);
     return hash;
   }
 
@@ -239,7 +240,7 @@ function refOf(child: Child, written: Map<string, Uint8Array>): Ref {
     const hex = bytesToHex(hash);
     written.set(hex, encoded);
     child.ref = hash;
-    remember(hex, child);
+    remember(hex, child, encoded.length);
   }
   return child.ref;
 }
@@ -273,24 +274,26 @@ function hexPrefix(path: Nibbles, leaf: boolean): Uint8Array {
  * Decoded nodes by hex hash, shared by every trie of the process (a hash
  * names one content, and a node is never changed once hashed): those loaded,
  * and those a commit hashed, since the next block walks down the nodes this
- * one made. Cleared whole when full, which costs only the decodes.
+ * one made. Within the process's state cache budget (./cache-budget.ts),
+ * each charged by its encoding's size: a decoded node holds its pieces as
+ * arrays of their own, about three times the encoding.
  */
-const decodedNodes = new Map<string, TrieNode>();
-const DECODED_NODES_MAX = 50_000;
+const decodedNodes = new BudgetedCache<TrieNode>(stateCacheBudget, () => 0);
 
-function remember(hex: string, node: TrieNode): void {
-  if (decodedNodes.size >= DECODED_NODES_MAX) decodedNodes.clear();
-  decodedNodes.set(hex, node);
+function remember(hex: string, node: TrieNode, encodedBytes: number): void {
+  decodedNodes.set(hex, node, DECODED_NODE_BYTES + 3 * encodedBytes);
 }
+
+const DECODED_NODE_BYTES = 200;
 
 function loadNode(hash: Uint8Array, source: NodeSource): TrieNode {
   const hex = bytesToHex(hash);
-  const cached = decodedNodes.get(hex);
+  const cached = decodedNodes.peek(hex);
   if (cached !== undefined) return cached;
   const encoded = source(hex);
   if (encoded === undefined) throw new TrieError(`the trie node ${hex} is not in the store`);
   const node = nodeOf(rlpDecode(encoded), hash);
-  remember(hex, node);
+  remember(hex, node, encoded.length);
   return node;
 }
 

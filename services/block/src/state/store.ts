@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { AccountState, Address, BlockHeader, ExecResult, Hash } from '@platform/common';
+import { BudgetedCache, bytesOfArray, bytesOfString, stateCacheBudget } from './cache-budget.js';
 
 /** The last applied block: the head of this node's copy of the chain. */
 export interface Head {
@@ -52,6 +53,9 @@ interface StoredAccount {
   h?: number;
 }
 
+/** an AccountState: its object, two bigints, a code hash and a contract name */
+const ACCOUNT_BYTES = 320;
+
 const HEAD = 'head';
 const GENESIS = 'genesis';
 const PUBLISHED = 'published';
@@ -59,32 +63,6 @@ const PUBLISHED = 'published';
 /** Storage keys are `<address>:<key>`: the fixed-width address keeps one contract's keys together and in order. */
 function storageKey(address: Address, key: string): string {
   return `${address}:${key}`;
-}
-
-/**
- * Committed values by key, absent ones included (as undefined). lmdb's reads
- * are memory-mapped, but each still costs a trip through lmdb-js and a decode,
- * and consecutive blocks read mostly the same keys (senders, the contracts
- * they call, the identity registry, the trie's upper nodes). Cleared whole
- * when full: simpler than an LRU, and a refill costs only the reads.
- */
-class ReadCache<V> {
-  private readonly values = new Map<string, V | undefined>();
-
-  constructor(private readonly max: number) {}
-
-  get(key: string, load: () => V | undefined): V | undefined {
-    const value = this.values.get(key);
-    if (value !== undefined || this.values.has(key)) return value;
-    const loaded = load();
-    this.set(key, loaded);
-    return loaded;
-  }
-
-  set(key: string, value: V | undefined): void {
-    if (this.values.size >= this.max && !this.values.has(key)) this.values.clear();
-    this.values.set(key, value);
-  }
 }
 
 export class ChainStore {
@@ -98,12 +76,17 @@ export class ChainStore {
   private readonly executed: Database<number, string>;
   /** ExecResult JSON by height, kept until published */
   private readonly outbox: Database<string, number>;
-  // applyBlock is the only writer of what these remember, and updates them
-  private readonly accountCache = new ReadCache<AccountState>(50_000);
-  private readonly storageCache = new ReadCache<string>(200_000);
-  private readonly storageRootCache = new ReadCache<Uint8Array>(50_000);
+  // Committed values by key, absent ones included. lmdb's reads are
+  // memory-mapped, but each still costs a trip through lmdb-js and a decode,
+  // and consecutive blocks read mostly the same keys (senders, the contracts
+  // they call, the identity registry, the trie's upper nodes). applyBlock is
+  // the only writer of what these remember, and updates them; the process's
+  // state cache budget bounds them all (./cache-budget.ts).
+  private readonly accountCache = new BudgetedCache<AccountState>(stateCacheBudget, () => ACCOUNT_BYTES);
+  private readonly storageCache = new BudgetedCache<string>(stateCacheBudget, bytesOfString);
+  private readonly storageRootCache = new BudgetedCache<Uint8Array>(stateCacheBudget, bytesOfArray);
   /** trie nodes are named by their hash: never stale */
-  private readonly trieCache = new ReadCache<Uint8Array>(100_000);
+  private readonly trieCache = new BudgetedCache<Uint8Array>(stateCacheBudget, bytesOfArray);
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -252,6 +235,7 @@ export class ChainStore {
   }
 
   async close(): Promise<void> {
+    for (const cache of [this.accountCache, this.storageCache, this.storageRootCache, this.trieCache]) cache.dispose();
     await this.root.close();
   }
 }
