@@ -14,7 +14,7 @@ import { PlatformError, type FilesConfig, type Logger, type NodeConfig } from '@
 import { errorBody } from './errors.js';
 import { Ledger } from './ledger.js';
 import { CirrusReader } from './cirrus.js';
-import { LEGACY_CONTENT_PREFIX, legacyRoutes } from './legacy.js';
+import { LEGACY_CONTENT_PATH, legacyRoutes } from './legacy.js';
 import { PAGE_PATHS, pageRoutes } from './page.js';
 import { Records } from './records.js';
 import { fileRoutes } from './routes.js';
@@ -62,7 +62,8 @@ export async function buildFilesApp(deps: FilesDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // a one-time download URL is its own credential (legacy.ts)
-    if (request.url === '/health' || request.url.startsWith(LEGACY_CONTENT_PREFIX) || PAGE_PATHS.includes(request.url)) return;
+    const path = request.url.split('?')[0]!;
+    if (path === '/health' || path === LEGACY_CONTENT_PATH || PAGE_PATHS.includes(path)) return;
     request.principal = await deps.verifier.verify(request.headers.authorization, { allowNoExp: deps.config.oauthAllowNoExp });
   });
   app.addHook('onResponse', async (request, reply) => {

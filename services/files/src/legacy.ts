@@ -28,8 +28,12 @@ import { cleanName, contentDisposition } from './routes.js';
 import type { ObjectStore } from './store.js';
 
 export const LEGACY_PREFIX = '/apex-api/bloc/file';
-/** the one-time download path, outside the bearer-token check (its token is the credential) */
-export const LEGACY_CONTENT_PREFIX = `${LEGACY_PREFIX}/content/`;
+/**
+ * The one-time download path, outside the bearer-token check: its `token`
+ * query parameter is the credential, and a query string is what no request
+ * log line keeps.
+ */
+export const LEGACY_CONTENT_PATH = `${LEGACY_PREFIX}/content`;
 
 const STORAGE = { src: EXTERNAL_STORAGE_SOURCE, contract: 'ExternalStorage' };
 /** how long a download URL (and the presigned URL behind it) stays usable */
@@ -151,13 +155,14 @@ export function legacyRoutes(app: FastifyInstance, deps: LegacyDeps): void {
     for (const [token, d] of downloads) if (d.until < now || downloads.size >= MAX_PENDING_DOWNLOADS) downloads.delete(token);
     const token = randomBytes(32).toString('hex');
     downloads.set(token, { url, name: key.slice(key.indexOf('_') + 1), until: now + DOWNLOAD_TTL_S * 1000 });
-    return { url: `${publicBase(request)}${LEGACY_CONTENT_PREFIX}${token}` };
+    return { url: `${publicBase(request)}${LEGACY_CONTENT_PATH}?token=${token}` };
   });
 
-  app.get<{ Params: { token: string } }>(`${LEGACY_CONTENT_PREFIX}:token`, async (request, reply) => {
-    const download = downloads.get(request.params.token);
+  app.get<{ Querystring: { token?: unknown } }>(LEGACY_CONTENT_PATH, async (request, reply) => {
+    const token = typeof request.query.token === 'string' ? request.query.token : '';
+    const download = downloads.get(token);
     // used once: forgotten before the first byte goes out
-    downloads.delete(request.params.token);
+    downloads.delete(token);
     if (!download || download.until < Date.now()) throw new PlatformError('NOT_FOUND', 'this download URL was used already or has expired; ask for another one');
     let response: Response;
     try {

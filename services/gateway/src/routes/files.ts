@@ -46,7 +46,7 @@ export const FILE_PATHS = ['/api/v1/files', '/api/v1/files/*', '/apex-api/*'];
  * token is the credential), and the file application's page, which holds
  * nothing of anyone's and asks the user for their token.
  */
-export const PUBLIC_PATHS = ['/apex-api/bloc/file/content/:token', '/files', '/files/app.js'];
+export const PUBLIC_PATHS = ['/apex-api/bloc/file/content', '/files', '/files/app.js'];
 
 export function fileRoutes(app: FastifyInstance, filesUrl: string, paths: string[]): void {
   const target = new URL(filesUrl);
