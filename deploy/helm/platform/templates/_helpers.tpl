@@ -97,5 +97,5 @@ capabilities:
 
 {{/* the NATS users, one per service and the observer: their seeds' keys in the node's Secret */}}
 {{- define "platform.busUsers" -}}
-vault,transaction,block,cirrus,chains,gateway,observer
+vault,transaction,block,cirrus,chains,files,gateway,observer
 {{- end -}}
