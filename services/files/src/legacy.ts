@@ -107,7 +107,8 @@ export function legacyRoutes(app: FastifyInstance, deps: LegacyDeps): void {
       maxBytes: deps.maxBytes,
       onFile: async (stream, info) => {
         const fileKey = `${Date.now()}_${cleanName(info.filename)}`;
-        return { fileKey, ...(await store.put(stream, () => fileKey)) };
+        // under its content's hash too, as the file application's: two uploads of one name in one millisecond keep both
+        return { fileKey, ...(await store.put(stream, (hash) => `${fileKey}_${hash}`)) };
       },
     });
     const stored = file.result;
@@ -148,13 +149,14 @@ export function legacyRoutes(app: FastifyInstance, deps: LegacyDeps): void {
     const store = await storage();
     const address = addressOf((request.query as Record<string, unknown>).contractAddress);
     const row = await contract(user, address, request.id);
-    const key = text(row.fileKey);
+    const fileKey = text(row.fileKey);
+    const key = `${fileKey}_${text(row.fileHash)}`;
     if ((await store.size(key)) === null) throw new PlatformError('UNAVAILABLE', `the object store does not hold the content of ${address}`);
     const url = await getSignedUrl(store.client, new GetObjectCommand({ Bucket: store.bucket, Key: key }), { expiresIn: DOWNLOAD_TTL_S });
     const now = Date.now();
     for (const [token, d] of downloads) if (d.until < now || downloads.size >= MAX_PENDING_DOWNLOADS) downloads.delete(token);
     const token = randomBytes(32).toString('hex');
-    downloads.set(token, { url, name: key.slice(key.indexOf('_') + 1), until: now + DOWNLOAD_TTL_S * 1000 });
+    downloads.set(token, { url, name: fileKey.slice(fileKey.indexOf('_') + 1), until: now + DOWNLOAD_TTL_S * 1000 });
     return { url: `${publicBase(request)}${LEGACY_CONTENT_PATH}?token=${token}` };
   });
 

@@ -125,7 +125,7 @@ export function fileRoutes(app: FastifyInstance, deps: FileRouteDeps): void {
   };
 
   /** Answers the file's record once cirrus shows what `done` created (cirrus indexes a block after it is applied). */
-  const answer = async (reply: FastifyReply, request: FastifyRequest, user: User, fileKey: string, chainId: string, done: Done, contract: string): Promise<FastifyReply> => {
+  const answer = async (reply: FastifyReply, request: FastifyRequest, user: User, fileKey: string, chainId: string, done: Done, contract: string, created = false): Promise<FastifyReply> => {
     const deadline = Date.now() + INDEX_WAIT_MS;
     while (!(await records.indexed(user, contract, done.created, chainId, request.id))) {
       if (Date.now() > deadline) {
@@ -136,6 +136,8 @@ export function fileRoutes(app: FastifyInstance, deps: FileRouteDeps): void {
     }
     const record = await records.record(user, fileKey, chainId, request.id);
     if (!record) throw new PlatformError('INTERNAL', `the file ${fileKey} is not in cirrus after its transaction ${done.hash}`);
+    // a new file whose key another upload took in the same millisecond: that file is not this one, nor the caller's to see
+    if (created && !done.created.includes(record.address)) throw new PlatformError('CONFLICT', `another file took the key ${fileKey} in the same millisecond; upload again`, { fileKey });
     return reply.send({ success: true, data: record });
   };
 
@@ -181,7 +183,7 @@ export function fileRoutes(app: FastifyInstance, deps: FileRouteDeps): void {
         request.id,
       ),
     );
-    return answer(reply, request, user, stored.fileKey, chainId, done, 'FileManager');
+    return answer(reply, request, user, stored.fileKey, chainId, done, 'FileManager', true);
   });
 
   // beyond the spec: the caller's files, for the page
