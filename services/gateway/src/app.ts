@@ -10,6 +10,7 @@ import type { TokenVerifier } from '@platform/auth';
 import type { NatsConnection, ServiceName } from '@platform/bus';
 import { requireToken } from './auth.js';
 import { installBodyParsers } from './body.js';
+import { installRequestDeadline } from './deadline.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
+  /** how long a body may take after its headers (60 s; tests shorten it) */
+  requestTimeoutMs?: number;
 }
 
 /** Services the registered routes call; /ready waits for each. Grows as routes are added. */
@@ -36,7 +39,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** What a request's message on the bus carries besides its body (the user, the route's other fields, headers). */
 const BUS_HEADROOM = 64 * 1024;
-/** The whole request (headers and body) must arrive within this; a client trickling it is cut off with 408. */
+/** Headers, then a body, must each arrive within this; a client trickling either is cut off with 408 (a file's transfer: when it stalls this long; deadline.ts). */
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
@@ -74,7 +77,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // one line per request, written by the onResponse hook below
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: effectiveBodyLimit(deps.config.bodyLimit, deps.nc.info?.max_payload),
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    // Node's limit is the whole server's: it stays on headers (its headersTimeout, 60 s), and each body gets its own (deadline.ts)
+    requestTimeout: 0,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // what the router and Node's HTTP parser refuse answers with the platform's error body too
     frameworkErrors,
@@ -93,6 +97,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
+  installRequestDeadline(app, deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   installBodyParsers(app);
   installErrorHandling(app);
   app.addSchema(ERROR_BODY_SCHEMA);

@@ -1,6 +1,7 @@
 // The gateway in process, over real HTTP, in front of a real vault, NATS and
 // PostgreSQL, with tokens of a standard OpenID issuer.
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { computeAddress } from 'ethers';
@@ -20,6 +21,8 @@ import { effectiveBodyLimit } from '../src/app.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../src/body.js';
 
 const BODY_LIMIT = 4096;
+/** how long a body may take after its headers here (60 s in a node) */
+const BODY_DEADLINE_MS = 2_000;
 
 interface Reply {
   statusCode: number;
@@ -76,7 +79,7 @@ describe('gateway', () => {
     chains = await startChainsService({ config, logger, natsUrl: infra.nats!.url, databaseUrl });
     nc = await connectBus({ url: infra.nats!.url, name: 'gateway-test' });
     const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['preferred_username', 'sub'], orgClaim: 'organization' });
-    app = await buildGateway({ config, logger, nc, verifier });
+    app = await buildGateway({ config, logger, nc, verifier, requestTimeoutMs: BODY_DEADLINE_MS });
     token = await issuer.token({ sub: 'u-1', preferred_username: 'erin' });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });
@@ -94,6 +97,36 @@ describe('gateway', () => {
 
   const key = (method: 'GET' | 'POST', headers: Record<string, string> = {}, payload?: string | Buffer) =>
     send(base, { method, url: '/platform/v2.3/key', headers: { authorization: `Bearer ${token}`, ...headers }, ...(payload !== undefined ? { payload } : {}) });
+
+  test('a body that has not arrived whole in time is 408 REQUEST_TIMEOUT, and its connection closed', async () => {
+    const url = new URL(base);
+    const socket = connect(Number(url.port), url.hostname);
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(`POST /platform/v2.3/transaction HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"txs":`);
+    const started = Date.now();
+    const text = await answer;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BODY_DEADLINE_MS - 100);
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error.code).toBe('REQUEST_TIMEOUT');
+    // a body that arrives in time, after a pause, is served
+    const slow = connect(Number(url.port), url.hostname);
+    const served = new Promise<string>((resolve) => {
+      let got = '';
+      slow.on('data', (chunk) => {
+        got += chunk.toString('utf8');
+        if (got.includes('\r\n\r\n')) resolve(got);
+      });
+    });
+    slow.write(`POST /platform/v2.3/transaction HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{`);
+    await new Promise((r) => setTimeout(r, BODY_DEADLINE_MS / 2));
+    slow.write('}');
+    expect(await served).toMatch(/^HTTP\/1\.1 400 /); // read whole, and refused for what it says
+    slow.destroy();
+  });
 
   test('creates and reads a key; the address matches ethers', async () => {
     const created = await key('POST');

@@ -54,7 +54,8 @@ export function fileRoutes(app: FastifyInstance, filesUrl: string, paths: string
     // the body is the files service's to read: no parser here, and so no body limit (the files service has its own)
     files.removeAllContentTypeParsers();
     files.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
-    const route = { schema: { hide: true } };
+    // a file may take as long as it keeps moving (deadline.ts)
+    const route = { schema: { hide: true }, config: { streamed: true } };
     const handler = (request: FastifyRequest, reply: FastifyReply) => pass(target, request, reply);
     for (const path of paths) files.all(path, route, handler);
   });
