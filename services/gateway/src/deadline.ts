@@ -17,15 +17,17 @@ declare module 'fastify' {
 }
 
 export function installRequestDeadline(app: FastifyInstance, ms: number): void {
-  // a keep-alive connection carries many requests: its stall limit is set once
-  const watched = new WeakSet<object>();
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const raw = request.raw;
     if (request.routeOptions.config?.streamed) {
-      if (!watched.has(raw.socket)) {
-        watched.add(raw.socket);
-        raw.socket.setTimeout(ms, () => raw.socket.destroy());
-      }
+      const socket = raw.socket;
+      const stalled = () => socket.destroy();
+      socket.setTimeout(ms, stalled);
+      // a keep-alive connection goes on to other requests (a resolve=true may wait quietly for 60 s): the stall limit is this one's
+      reply.raw.once('close', () => {
+        socket.off('timeout', stalled);
+        socket.setTimeout(0);
+      });
       return;
     }
     const timer = setTimeout(() => {
