@@ -29,9 +29,7 @@ import { join } from 'node:path';
 import { Wallet, type SigningKey } from 'ethers';
 import { connectBus, type NatsConnection } from '@platform/bus';
 import { hostReference, startNode } from '@platform/launcher';
-import { Pool } from 'undici';
-import { BENCH_ADMIN, HOPS, benchNodeEnv, enrolRawKey, token, type Row, lastPhaseCpu, peakRssMiB, percentile, processes, rawCall, watchHops, withCpuReport } from './probes.js';
-
+import { BENCH_ADMIN, addHopTimes, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, hopRows, loneCalls, submitInOrder, lastPhaseCpu, peakRssMiB, percentile, processes, rawCall, token, watchHops, withCpuReport, type Post, type Row } from './probes.js';
 
 const BATCH = 100;
 const BATCH_CLIENTS = 8;
@@ -59,38 +57,7 @@ contract Store {
   function set(uint256 v) public returns (uint256) { value = v; return v * 2; }
 }`;
 
-// --- HTTP: keep-alive connections, as a load generator needs --------------------
-// undici, not node:http: the client shares the machine with the node, and
-// node:http's client cost 150 µs of CPU per request here against undici's 107
-// (64 connections to a plain server, interleaved runs): about a fifth of a
-// core less taken from the node at 1,000 requests per second.
-
-let pool: Pool | undefined;
-
-interface Answer {
-  status: number;
-  body: any;
-}
-
-async function post(path: string, token: string, body: unknown): Promise<Answer> {
-  const data = body === undefined ? '' : JSON.stringify(body);
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await pool!.request({ path, method: 'POST', headers, body: data });
-  const text = await response.body.text();
-  try {
-    return { status: response.statusCode, body: JSON.parse(text) };
-  } catch {
-    return { status: response.statusCode, body: text };
-  }
-}
-
-async function ok(path: string, token: string, body: unknown): Promise<any> {
-  const answer = await post(path, token, body);
-  if (answer.status !== 200) throw new Error(`POST ${path}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
-  return answer.body;
-}
-
+let ok: Post;
 
 // --- the phases --------------------------------------------------------------------
 
@@ -131,7 +98,8 @@ export async function run(): Promise<Row[]> {
   if (process.env.NODE_BENCH_NODE_OPTIONS) env.NODE_OPTIONS = process.env.NODE_BENCH_NODE_OPTIONS;
   const problems: string[] = [];
   const node = await startNode({ env, onLine: (name, line) => /"level":(50|60)|error|fatal/i.test(line) && problems.length < 20 && problems.push(`${name} | ${line}`) });
-  pool = new Pool(node.gatewayUrl, { connections: 512 });
+  const gateway = gatewayClient(node.gatewayUrl, 512);
+  ok = gateway.ok;
   const rows: Row[] = [...hostBefore];
   const cores = cpus().length;
   let observer: NatsConnection | undefined;
@@ -189,16 +157,7 @@ export async function run(): Promise<Row[]> {
       // warm every path once, then one call at a time on the otherwise idle node
       for (let i = 0; i < 20; i++) await ok('/platform/v2.3/transaction?resolve=true', tokens[0], { txs: [solidCall(i)] });
       const { seen, nc } = await watchHops(node);
-      const calls = await phase('lone resolve=true calls', async () => {
-        const done: Array<{ hash: string; sent: number; answered: number }> = [];
-        for (let i = 0; i < LONE_CALLS; i++) {
-          const sent = performance.now();
-          const [result] = await ok('/platform/v2.3/transaction?resolve=true', tokens[0], { txs: [solidCall(i)] });
-          done.push({ hash: result.hash, sent, answered: performance.now() });
-          if (result.status !== 'Success') throw new Error(`a lone call failed: ${JSON.stringify(result).slice(0, 300)}`);
-        }
-        return done;
-      });
+      const calls = await phase('lone resolve=true calls', () => loneCalls(ok, tokens[0], LONE_CALLS, solidCall));
       await nc.close();
       const latencies = calls.map((c) => c.answered - c.sent).sort((a, b) => a - b);
       rows.push(
@@ -206,24 +165,9 @@ export async function run(): Promise<Row[]> {
         { name: `lone SolidVM call, resolve=true, idle node: p99 (${cores} cores)`, value: percentile(latencies, 99), unit: 'ms' },
       );
       // each hop's share of a lone call, from the moments its messages appeared on the bus (p50 of each hop)
-      const hops: Record<string, number[]> = {
-        'request → tx.admitted (gateway, tx, vault, pg)': [],
-        'tx.admitted → block (block: pick, execute, append)': [],
-        'block → exec (block: apply, publish)': [],
-        'exec → tx.done (tx: record results)': [],
-        'tx.done → answer (gateway)': [],
-      };
-      const names = Object.keys(hops);
-      for (const c of calls) {
-        const s = seen.get(c.hash);
-        if (!s || HOPS.some((h) => s[h] === undefined)) continue;
-        const points = [c.sent, s.admitted!, s.block!, s.exec!, s.done!, c.answered];
-        names.forEach((name, i) => hops[name].push(points[i + 1] - points[i]));
-      }
-      for (const name of names) {
-        const sorted = hops[name].sort((a, b) => a - b);
-        if (sorted.length > 0) rows.push({ name: `  lone call hop p50: ${name}`, value: percentile(sorted, 50), unit: 'ms' });
-      }
+      const hops = new Map<string, number[]>();
+      addHopTimes(hops, calls, seen);
+      rows.push(...hopRows(hops));
     }
 
     if (PHASES.has('few')) {
@@ -263,23 +207,13 @@ export async function run(): Promise<Row[]> {
       const perClient = Math.max(20, Math.ceil((2_000 * SECONDS) / RAW_CLIENTS));
       const signed = wallets.map((w) => Array.from({ length: perClient + 5 }, (_, n) => bump(w, n + 1, counter)));
       // warm-up: the first five of each wallet
-      await Promise.all(signed.map(async (list) => { for (const body of list.slice(0, 5)) await ok('/bloc/v2.2/transaction/raw', tokens[0], body); }));
-      const hashes: string[] = [];
+      await submitInOrder(ok, () => tokens[0], signed.map((list) => list.slice(0, 5)));
+      let hashes: string[] = [];
       const { admitted, total } = await phase('raw transactions', async () => {
         const t0 = performance.now();
-        let lastAdmission = t0;
-        await Promise.all(
-          signed.map(async (list, client) => {
-            for (const body of list.slice(5)) {
-              const result = await ok('/bloc/v2.2/transaction/raw', tokens[client % tokens.length], body);
-              hashes.push(result.hash);
-            }
-            lastAdmission = Math.max(lastAdmission, performance.now());
-          }),
-        );
-        const chunks: string[][] = [];
-        for (let i = 0; i < hashes.length; i += 1_000) chunks.push(hashes.slice(i, i + 1_000));
-        const finals = (await Promise.all(chunks.map((c) => ok('/bloc/v2.2/transactions/results?resolve=true', tokens[0], c)))).flat() as Array<{ status: string }>;
+        hashes = await submitInOrder(ok, (client) => tokens[client % tokens.length], signed.map((list) => list.slice(5)));
+        const lastAdmission = performance.now();
+        const finals = await finalResults(ok, tokens[0], hashes);
         const failed = finals.filter((r) => r.status !== 'Success').length;
         if (failed > 0) rows.push({ name: 'raw transactions that did not succeed', value: failed, unit: 'tx' });
         return { admitted: (hashes.length * 1000) / (lastAdmission - t0), total: (hashes.length * 1000) / (performance.now() - t0) };
@@ -311,7 +245,7 @@ export async function run(): Promise<Row[]> {
     return rows;
   } finally {
     await observer?.close();
-    await pool?.close();
+    await gateway.close();
     await node.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { Interface, Wallet, keccak256, type BaseWallet, type TransactionRequest } from 'ethers';
 import { freePort, hostReference, startNode } from '@platform/launcher';
 import { Pool } from 'undici';
-import { BENCH_ADMIN, HOPS, benchNodeEnv, enrolRawKey, token, type Row, lastPhaseCpu, nodeProcesses, percentile, pssMiB, rawCall, rawTx, watchHops, withCpuReport, peakRssMiB, cpuSecondsOf } from './probes.js';
+import { BENCH_ADMIN, addHopTimes, benchNodeEnv, cpuSecondsOf, enrolRawKey, finalResults, gatewayClient, hopRows, lastPhaseCpu, loneCalls, nodeProcesses, peakRssMiB, percentile, pssMiB, rawCall, rawTx, submitInOrder, token, watchHops, withCpuReport, type Post, type Row } from './probes.js';
 
 const SENDERS = 50;
 const PER_SENDER = 100;
@@ -203,20 +203,7 @@ async function peerThroughput(peer: RunningPeer, signed: string[][]): Promise<{ 
 
 // --- the node ------------------------------------------------------------------------
 
-let pool: Pool | undefined;
-
-async function ok(path: string, token: string, body: unknown): Promise<any> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await pool!.request({ path, method: 'POST', headers, body: body === undefined ? '' : JSON.stringify(body) }).catch((err: Error) => {
-    throw new Error(`POST ${path}: ${err.message}`);
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`POST ${path}: ${response.statusCode} ${text.slice(0, 500)}`);
-  // createCert answers PEM text
-  return (response.headers['content-type'] ?? '').toString().includes('json') ? JSON.parse(text) : text;
-}
-
+let ok: Post;
 
 /** Raw senders the vault never held, enrolled (certificate registered with nonce 0), with their calls signed before the clock starts. */
 async function nodeSenders(adminToken: string, sign: (wallet: BaseWallet, nonce: number) => unknown): Promise<unknown[][]> {
@@ -227,18 +214,8 @@ async function nodeSenders(adminToken: string, sign: (wallet: BaseWallet, nonce:
 
 async function nodeThroughput(tokenOf: (i: number) => string, signed: unknown[][]): Promise<{ rate: number; txs: number }> {
   const t0 = performance.now();
-  const hashes = (
-    await Promise.all(
-      signed.map(async (list, client) => {
-        const mine: string[] = [];
-        for (const body of list) mine.push(((await ok('/bloc/v2.2/transaction/raw', tokenOf(client), body)) as { hash: string }).hash);
-        return mine;
-      }),
-    )
-  ).flat();
-  const chunks: string[][] = [];
-  for (let i = 0; i < hashes.length; i += 1_000) chunks.push(hashes.slice(i, i + 1_000));
-  const finals = (await Promise.all(chunks.map((c) => ok('/bloc/v2.2/transactions/results?resolve=true', tokenOf(0), c)))).flat() as Array<{ status: string }>;
+  const hashes = await submitInOrder(ok, tokenOf, signed);
+  const finals = await finalResults(ok, tokenOf(0), hashes);
   const elapsed = performance.now() - t0;
   const failed = finals.filter((r) => r.status !== 'Success').length;
   if (failed > 0) throw new Error(`${failed} raw transactions on the node did not succeed`);
@@ -280,7 +257,8 @@ export async function run(): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-peer-'));
   const env = await benchNodeEnv(dataDir);
   const node = await startNode({ env, onLine: () => {} });
-  pool = new Pool(node.gatewayUrl, { connections: 256 });
+  const gateway = gatewayClient(node.gatewayUrl, 256);
+  ok = gateway.ok;
   const figures = new Figures();
   const rows: Row[] = [{ name: 'host, before: fixed JavaScript work (JSON, SHA-256)', value: host.jsWorkMs, unit: 'ms' }];
   try {
@@ -308,7 +286,7 @@ export async function run(): Promise<Row[]> {
       const result = await body();
       return { result, cpu: (cpuSecondsOf(hardhatPid) ?? 0) - before };
     };
-    const hopTimes: Record<string, number[]> = {};
+    const hopTimes = new Map<string, number[]>();
 
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`   round ${round} of ${ROUNDS}`);
@@ -340,29 +318,14 @@ export async function run(): Promise<Row[]> {
         if (receipt.status !== '0x1') throw new Error('a lone Hardhat call failed');
       }
       const { seen, nc } = await watchHops(node);
-      const calls = await withCpuReport(node, `round ${round}: lone resolve=true calls`, async () => {
-        const done: Array<{ hash: string; sent: number; answered: number }> = [];
-        for (let i = 0; i < LONE_CALLS; i++) {
-          const sent = performance.now();
-          const [r] = await ok('/platform/v2.3/transaction?resolve=true', tokens[0]!, { txs: [solidCall(1)] });
-          done.push({ hash: r.hash, sent, answered: performance.now() });
-          if (r.status !== 'Success') throw new Error(`a lone call failed: ${JSON.stringify(r).slice(0, 300)}`);
-        }
-        return done;
-      });
+      const calls = await withCpuReport(node, `round ${round}: lone resolve=true calls`, () => loneCalls(ok, tokens[0]!, LONE_CALLS, () => solidCall(1)));
       await nc.close();
       const nodeLone = calls.map((c) => c.answered - c.sent).sort((a, b) => a - b);
       peerLone.sort((a, b) => a - b);
       figures.add('lone call p50 (SolidVM on the node)', 'ms', percentile(nodeLone, 50), percentile(peerLone, 50));
       figures.add('lone call p99 (SolidVM on the node)', 'ms', percentile(nodeLone, 99), percentile(peerLone, 99));
       figures.add('lone call: node CPU-ms per call, every process', 'CPU-ms', (lastPhaseCpu.node * 1000) / LONE_CALLS);
-      const hopNames = ['request → tx.admitted', 'tx.admitted → block', 'block → exec', 'exec → tx.done', 'tx.done → answer'];
-      for (const c of calls) {
-        const s = seen.get(c.hash);
-        if (!s || HOPS.some((h) => s[h] === undefined)) continue;
-        const points = [c.sent, s.admitted!, s.block!, s.exec!, s.done!, c.answered];
-        hopNames.forEach((name, i) => (hopTimes[name] ??= []).push(points[i + 1]! - points[i]!));
-      }
+      addHopTimes(hopTimes, calls, seen);
 
       // the node's batched vault-signed path, against Hardhat's raw rate of this round
       const batched = await withCpuReport(node, `round ${round}: vault-signed batches`, async () => {
@@ -384,7 +347,7 @@ export async function run(): Promise<Row[]> {
     }
 
     rows.push(...figures.rows());
-    for (const [name, times] of Object.entries(hopTimes)) rows.push({ name: `  lone call hop p50: ${name}`, value: percentile(times.sort((a, b) => a - b), 50), unit: 'ms' });
+    rows.push(...hopRows(hopTimes));
     // memory at the end: the node's every process (services, nats-server, PostgreSQL's backends) against Hardhat's
     const nodePss = [...nodeProcesses(node).keys()].reduce((sum, pid) => sum + (pssMiB(pid) ?? 0), 0);
     const peerPss = pssMiB(hardhatPid) ?? 0;
@@ -398,7 +361,7 @@ export async function run(): Promise<Row[]> {
     );
     return rows;
   } finally {
-    await pool?.close();
+    await gateway.close();
     await node.stop();
     await hardhat.stop();
     rmSync(dataDir, { recursive: true, force: true });

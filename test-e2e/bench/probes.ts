@@ -10,6 +10,7 @@ import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
 import { publicKeyToPem } from '@platform/certs';
 import { REGISTRY_ADDRESS } from '@platform/identity';
 import { freePort, type RunningNode } from '@platform/launcher';
+import { Pool } from 'undici';
 
 // --- where the CPU goes: utime + stime of every process under this one ----------
 
@@ -23,19 +24,25 @@ interface ProcInfo {
 
 const TICKS = 100; // USER_HZ on Linux
 
+/** One process as /proc says now, or null when it is gone. */
+function processInfo(pid: number): ProcInfo | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    return { pid, ppid: Number(fields[1]), comm, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
+  } catch {
+    return null;
+  }
+}
+
 export function processes(): ProcInfo[] {
   const all: ProcInfo[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const fields = stat.slice(close + 2).split(' ');
-      all.push({ pid: Number(entry), ppid: Number(fields[1]), comm, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS });
-    } catch {
-      // gone meanwhile
-    }
+    const info = processInfo(Number(entry));
+    if (info) all.push(info);
   }
   return all;
 }
@@ -131,7 +138,7 @@ export function pssMiB(pid: number): number | null {
 
 /** CPU seconds so far of one process (utime + stime), or null when it is gone. */
 export function cpuSecondsOf(pid: number): number | null {
-  return processes().find((p) => p.pid === pid)?.cpu ?? null;
+  return processInfo(pid)?.cpu ?? null;
 }
 
 export function peakRssMiB(pid: number): number | null {
@@ -169,12 +176,71 @@ export function rawCall(wallet: { signingKey: SigningKey }, nonce: number, to: s
  * "Identity"): an administrator's createCert, then the key's own registration
  * in the registry, with nonce 0.
  */
-export async function enrolRawKey(ok: (path: string, token: string, body: unknown) => Promise<any>, wallet: BaseWallet, adminToken: string, n: number): Promise<void> {
+export async function enrolRawKey(ok: Post, wallet: BaseWallet, adminToken: string, n: number): Promise<void> {
   const pubKey = publicKeyToPem(Buffer.from(wallet.signingKey.publicKey.slice(2), 'hex'));
   const pem = (await ok('/bloc/v2.2/x509/createCert', adminToken, { subject: { commonName: `raw-${n}`, organization: 'Bench', pubKey } })) as string;
   const registration = rawCall(wallet, 0, REGISTRY_ADDRESS, { VM: 'SolidVM', funcName: 'registerCertificate', args: JSON.stringify({ newCertificateString: pem }) });
   const result = await ok('/bloc/v2.2/transaction/raw?resolve=true', adminToken, registration);
   if (result.status !== 'Success') throw new Error(`enrolling a raw key failed: ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+// --- the gateway, from a load generator --------------------------------------------
+// undici, not node:http: the client shares the machine with the node, and
+// node:http's client cost 150 µs of CPU per request here against undici's 107
+// (64 connections to a plain server, interleaved runs): about a fifth of a
+// core less taken from the node at 1,000 requests per second.
+
+/** A POST with a bearer token: the answer's JSON (or its text: createCert answers PEM); any status but 200 throws, naming it. */
+export type Post = (path: string, token: string, body: unknown) => Promise<any>;
+
+/** POSTs to the node's gateway over `connections` kept-alive connections. */
+export function gatewayClient(url: string, connections: number): { ok: Post; close: () => Promise<void> } {
+  const pool = new Pool(url, { connections });
+  const ok: Post = async (path, bearer, body) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await pool.request({ path, method: 'POST', headers, body: body === undefined ? '' : JSON.stringify(body) }).catch((err: Error) => {
+      throw new Error(`POST ${path}: ${err.message}`);
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`POST ${path}: ${response.statusCode} ${text.slice(0, 500)}`);
+    return (response.headers['content-type'] ?? '').toString().includes('json') ? JSON.parse(text) : text;
+  };
+  return { ok, close: () => pool.close() };
+}
+
+/**
+ * Each list's transactions sent by one client in order, each awaited (a
+ * sender's nonces in order): their hashes, as the node answered admission.
+ */
+export async function submitInOrder(ok: Post, tokenOf: (client: number) => string, signed: readonly (readonly unknown[])[]): Promise<string[]> {
+  const perClient = await Promise.all(
+    signed.map(async (list, client) => {
+      const mine: string[] = [];
+      for (const body of list) mine.push(((await ok('/bloc/v2.2/transaction/raw', tokenOf(client), body)) as { hash: string }).hash);
+      return mine;
+    }),
+  );
+  return perClient.flat();
+}
+
+/** `count` resolve=true calls one after the other (`call(i)`, one transaction each), each Success, with when it was sent and answered. */
+export async function loneCalls(ok: Post, bearer: string, count: number, call: (i: number) => unknown): Promise<Array<{ hash: string; sent: number; answered: number }>> {
+  const done: Array<{ hash: string; sent: number; answered: number }> = [];
+  for (let i = 0; i < count; i++) {
+    const sent = performance.now();
+    const [result] = await ok('/platform/v2.3/transaction?resolve=true', bearer, { txs: [call(i)] });
+    done.push({ hash: result.hash, sent, answered: performance.now() });
+    if (result.status !== 'Success') throw new Error(`a lone call failed: ${JSON.stringify(result).slice(0, 300)}`);
+  }
+  return done;
+}
+
+/** The final results of `hashes` (resolve=true, a thousand per request, all at once). */
+export async function finalResults(ok: Post, bearer: string, hashes: readonly string[]): Promise<Array<{ status: string }>> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < hashes.length; i += 1_000) chunks.push(hashes.slice(i, i + 1_000));
+  return (await Promise.all(chunks.map((c) => ok('/bloc/v2.2/transactions/results?resolve=true', bearer, c)))).flat();
 }
 
 // --- where a lone call's time goes: the node's own messages, seen on the bus -------
@@ -214,6 +280,34 @@ export async function watchHops(node: RunningNode): Promise<{ seen: Map<string, 
   watch('tx.done', 'done', (d) => decodeJson<{ results: Array<{ hash: string }> }>(d).results.map((r) => r.hash));
   await nc.flush();
   return { seen, nc };
+}
+
+/** The hops of a lone call, between the moments watchHops saw: what each covers. */
+export const LONE_CALL_HOPS = [
+  'request → tx.admitted (gateway, tx, vault, pg)',
+  'tx.admitted → block (block: pick, execute, append)',
+  'block → exec (block: apply, publish)',
+  'exec → tx.done (tx: record results)',
+  'tx.done → answer (gateway)',
+] as const;
+
+/** Adds each call's time in each hop to `times` (by hop name), for calls every hop of which was seen. */
+export function addHopTimes(times: Map<string, number[]>, calls: ReadonlyArray<{ hash: string; sent: number; answered: number }>, seen: Map<string, Partial<Record<Hop, number>>>): void {
+  for (const c of calls) {
+    const s = seen.get(c.hash);
+    if (!s || HOPS.some((h) => s[h] === undefined)) continue;
+    const points = [c.sent, s.admitted!, s.block!, s.exec!, s.done!, c.answered];
+    LONE_CALL_HOPS.forEach((name, i) => {
+      const list = times.get(name) ?? [];
+      list.push(points[i + 1]! - points[i]!);
+      times.set(name, list);
+    });
+  }
+}
+
+/** A row per hop: its p50. */
+export function hopRows(times: Map<string, number[]>): Row[] {
+  return LONE_CALL_HOPS.filter((name) => (times.get(name)?.length ?? 0) > 0).map((name) => ({ name: `  lone call hop p50: ${name}`, value: percentile([...times.get(name)!].sort((a, b) => a - b), 50), unit: 'ms' }));
 }
 
 /** A row of a benchmark's table. */

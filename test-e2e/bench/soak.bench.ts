@@ -11,8 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { startNode, type RunningNode } from '@platform/launcher';
-import { Pool } from 'undici';
-import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, nodeProcesses, pssOf, rawCall, token, type Row } from './probes.js';
+import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, nodeProcesses, pssOf, rawCall, submitInOrder, token, type Row } from './probes.js';
 
 const SENDERS = 50;
 const PER_SENDER = 200;
@@ -21,17 +20,6 @@ const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 8);
 const SETTLING = 2;
 
 const COUNTER = 'contract Counter { uint public count; function bump(uint by) returns (uint) { count += by; return count; } }';
-
-let pool: Pool | undefined;
-
-async function ok(path: string, bearer: string, body: unknown): Promise<any> {
-  const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await pool!.request({ path, method: 'POST', headers, body: body === undefined ? '' : JSON.stringify(body) });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`POST ${path}: ${response.statusCode} ${text.slice(0, 500)}`);
-  return (response.headers['content-type'] ?? '').toString().includes('json') ? JSON.parse(text) : text;
-}
 
 interface Memory {
   all: number;
@@ -59,7 +47,8 @@ export async function run(): Promise<Row[]> {
   if (process.env.SOAK_NODE_OPTIONS) env.NODE_OPTIONS = process.env.SOAK_NODE_OPTIONS;
   const problems: string[] = [];
   const node = await startNode({ env, onLine: (name, line) => /"level":(50|60)|heap|fatal/i.test(line) && problems.length < 20 && problems.push(`${name} | ${line}`) });
-  pool = new Pool(node.gatewayUrl, { connections: 128 });
+  const gateway = gatewayClient(node.gatewayUrl, 128);
+  const ok = gateway.ok;
   try {
     const user = await token(node, 'soak');
     await ok('/platform/v2.3/key', user, undefined);
@@ -72,18 +61,9 @@ export async function run(): Promise<Row[]> {
       const wallets = Array.from({ length: SENDERS }, () => Wallet.createRandom());
       await Promise.all(wallets.map((w, n) => enrolRawKey(ok, w, admin, round * 1000 + n)));
       const t0 = performance.now();
-      const hashes = (
-        await Promise.all(
-          wallets.map(async (w) => {
-            const mine: string[] = [];
-            for (let nonce = 1; nonce <= PER_SENDER; nonce++) mine.push((await ok('/bloc/v2.2/transaction/raw', user, rawCall(w, nonce, counter, { VM: 'SolidVM', funcName: 'bump', args: '(1)' }))).hash);
-            return mine;
-          }),
-        )
-      ).flat();
-      const chunks: string[][] = [];
-      for (let i = 0; i < hashes.length; i += 1_000) chunks.push(hashes.slice(i, i + 1_000));
-      const finals = (await Promise.all(chunks.map((c) => ok('/bloc/v2.2/transactions/results?resolve=true', user, c)))).flat() as Array<{ status: string }>;
+      const signed = wallets.map((w) => Array.from({ length: PER_SENDER }, (_, n) => rawCall(w, n + 1, counter, { VM: 'SolidVM', funcName: 'bump', args: '(1)' })));
+      const hashes = await submitInOrder(ok, () => user, signed);
+      const finals = await finalResults(ok, user, hashes);
       const failed = finals.filter((r) => r.status !== 'Success').length;
       if (failed > 0) throw new Error(`round ${round}: ${failed} transactions did not succeed`);
       const rate = (hashes.length * 1000) / (performance.now() - t0);
@@ -115,7 +95,7 @@ export async function run(): Promise<Row[]> {
     if (problems.length > 0) console.log(`   node errors during the run (first ${problems.length}):\n${problems.map((p) => `     ${p.slice(0, 300)}`).join('\n')}`);
     return rows;
   } finally {
-    await pool?.close();
+    await gateway.close();
     await node.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -36,10 +36,6 @@ export class CacheBudget {
     return this.used;
   }
 
-  get limit(): number {
-    return this.maxBytes;
-  }
-
   /** @internal a cache made with this budget */
   add(cache: BudgetedCache<unknown>): void {
     this.caches.add(cache);
