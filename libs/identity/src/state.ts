@@ -58,21 +58,19 @@ export function validCertificateFields<F extends TextField>(
   fields: readonly F[],
 ): CertificateWith<F> | null {
   const certificate = certificateContractOf(state, address);
-  if (!certificate || !validAt(state, certificate, at)) return null;
-  if (!issuedUnderValidRoot(state, certificate, at)) return null;
-  const notBefore = Number(state.getStorage(certificate, '.notBefore') ?? '0');
-  const expirationDate = Number(state.getStorage(certificate, '.expirationDate') ?? '0');
-  const out = { certificate, userAddress: address, notBefore, expirationDate } as CertificateWith<F>;
+  const validity = certificate ? validityAt(state, certificate, at) : null;
+  if (!certificate || !validity || !issuedUnderValidRoot(state, certificate, at)) return null;
+  const out = { certificate, userAddress: address, ...validity } as CertificateWith<F>;
   for (const f of fields) (out as Record<string, unknown>)[f] = state.getStorage(certificate, `.${f}`) ?? '';
   return out;
 }
 
-/** The Certificate contract's own `validAt(at)`: not revoked, and `at` within its validity. */
-function validAt(state: Storage, certificate: string, at: number): boolean {
-  if (state.getStorage(certificate, '.isValid') !== 'true') return false;
+/** The Certificate contract's own `validAt(at)` (not revoked, `at` within its validity): its validity then, else null. */
+function validityAt(state: Storage, certificate: string, at: number): { notBefore: number; expirationDate: number } | null {
+  if (state.getStorage(certificate, '.isValid') !== 'true') return null;
   const notBefore = Number(state.getStorage(certificate, '.notBefore') ?? '0');
   const expirationDate = Number(state.getStorage(certificate, '.expirationDate') ?? '0');
-  return notBefore <= at && at <= expirationDate;
+  return notBefore <= at && at <= expirationDate ? { notBefore, expirationDate } : null;
 }
 
 /** registered CAs under a root: deeper chains are not followed (and cannot be registered in practice) */
@@ -88,7 +86,7 @@ function issuedUnderValidRoot(state: Storage, certificate: string, at: number): 
   for (let depth = 0; depth < MAX_CHAIN; depth++) {
     if (state.getStorage(current, '.isRoot') === 'true') return true;
     const issuer = certificateContractOf(state, state.getStorage(current, '.parent') ?? '');
-    if (!issuer || !validAt(state, issuer, at)) return false;
+    if (!issuer || !validityAt(state, issuer, at)) return false;
     current = issuer;
   }
   return false;
