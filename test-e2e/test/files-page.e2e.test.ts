@@ -48,7 +48,10 @@ describe('the file application page', () => {
 
   const done = async (text: string) => {
     // runs in the page (the tests' types have no DOM)
-    await page.waitForFunction((expected) => (globalThis as any).document.getElementById('status')?.textContent?.startsWith(expected), text, { timeout: 30_000 });
+    await page.waitForFunction((expected) => (globalThis as any).document.getElementById('status')?.textContent?.startsWith(expected), text, { timeout: 30_000 }).catch(async (err: Error) => {
+      // what the page said instead, for whoever reads the failure
+      throw new Error(`${err.message}; the status line says ${JSON.stringify(await page.textContent('#status'))}`);
+    });
     return page.locator('#status');
   };
   const file = (name: string, buffer: Buffer) => ({ name, mimeType: 'text/plain', buffer });
