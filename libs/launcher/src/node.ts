@@ -82,6 +82,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     options.onLine('launcher', `GAS_ENABLED: the genesis ${chain.genesisPath} does not fund the faucet key's account: the faucet's transfers will fail`);
   }
 
+  // each service's last lines: what a node that never becomes ready says about why
+  const tails = new LogTails(8);
   const stops: Array<() => Promise<void>> = [];
   const processes = new Map<string, Supervised>();
   const stopAll = async () => {
@@ -135,7 +137,10 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
         ...(firstArgs ? { firstArgs } : {}),
         cwd: REPO_ROOT,
         env,
-        onLine: options.onLine,
+        onLine: (part, line) => {
+          tails.add(part, line);
+          options.onLine(part, line);
+        },
       });
       stops.push(() => child.stop());
       processes.set(name, child);
@@ -175,7 +180,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     }
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
-    await waitUntilReady(`${gatewayUrl}/ready`, options.readyTimeoutMs ?? 120_000);
+    await waitUntilReady(`${gatewayUrl}/ready`, options.readyTimeoutMs ?? 120_000, () => tails.report(processes));
     // the gateway's routes to the files service answer once it listens too
     await waitForPort('127.0.0.1', config.files.port, options.readyTimeoutMs ?? 120_000);
     return {
@@ -214,7 +219,26 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-async function waitUntilReady(url: string, timeoutMs: number): Promise<void> {
+/** The last lines of each part's output, kept to explain a start that fails. */
+class LogTails {
+  private readonly lines = new Map<string, string[]>();
+  constructor(private readonly keep: number) {}
+
+  add(part: string, line: string): void {
+    const tail = this.lines.get(part) ?? [];
+    tail.push(line);
+    if (tail.length > this.keep) tail.shift();
+    this.lines.set(part, tail);
+  }
+
+  /** the parts that restarted, and the gateway, each with its restarts and last lines */
+  report(processes: ReadonlyMap<string, Supervised>): string {
+    const parts = [...processes.values()].filter((p) => p.restarts > 0 || p.name === 'gateway');
+    return parts.map((p) => `${p.name} (${p.restarts} restarts):\n${(this.lines.get(p.name) ?? ['(no output)']).map((l) => `  ${l}`).join('\n')}`).join('\n');
+  }
+}
+
+async function waitUntilReady(url: string, timeoutMs: number, explain: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
@@ -227,5 +251,5 @@ async function waitUntilReady(url: string, timeoutMs: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`the node did not become ready within ${timeoutMs / 1000} s (${url}: ${last})`);
+  throw new Error(`the node did not become ready within ${timeoutMs / 1000} s (${url}: ${last})\n${explain()}`);
 }
