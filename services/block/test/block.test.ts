@@ -46,7 +46,7 @@ test('a SolidVM creation, a call, a failing require and a transfer: linked block
   expect(receiptFor(execs, transfer.hash)).toMatchObject({ status: 'Success', message: 'Success!' });
 
   // the blocks: numbered from 1, each the child of the one before, hashed and signed
-  const blocks = f.blocks.values;
+  const blocks = await f.blocksOf(execs);
   expect(blocks[0].header.number).toBe(1);
   expect(blocks[0].header.parentHash).toBe(genesisExec.block.hash);
   blocks.forEach((b, i) => {

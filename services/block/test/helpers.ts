@@ -140,6 +140,12 @@ export interface BlockFixture {
   bus: BusJetStream;
   blocks: Collector<Block>;
   execs: Collector<ExecResult>;
+  /**
+   * The blocks collected once every block these results (default: all
+   * collected so far) were executed from is among them: the blocks' consumer
+   * is a subscription of its own and may trail the results'.
+   */
+  blocksOf(execs?: ExecResult[]): Promise<Block[]>;
   /** a node's data dir under the infra's */
   dataDir(name?: string): string;
   /**
@@ -190,6 +196,10 @@ export async function blockFixture(): Promise<BlockFixture> {
     bus,
     blocks,
     execs,
+    blocksOf(results = execs.values) {
+      const wanted = results.filter((e) => e.block.number > 0).map((e) => e.block.hash);
+      return blocks.until((bs) => wanted.every((hash) => bs.some((b) => b.hash === hash)));
+    },
     dataDir: (name = 'node') => join(infra.dataDir, name),
     async start(options = {}) {
       const { env = {}, name, accounts = [], ...rest } = options;

@@ -31,7 +31,7 @@ test('a transaction published again past the duplicate window is executed once',
   expect(receiptsOf(execs).filter((r) => r.transactionHash === create.hash)).toHaveLength(1);
   expect(receiptFor(execs, marker.hash)!.returnValues).toEqual(['11']);
   // and the block stream holds each transaction once
-  const inBlocks = f.blocks.values.flatMap((b) => b.transactions.map((t) => t.hash));
+  const inBlocks = (await f.blocksOf(execs)).flatMap((b) => b.transactions.map((t) => t.hash));
   expect(inBlocks.filter((h) => h === call.hash)).toHaveLength(1);
 });
 
@@ -104,7 +104,7 @@ test('blocks hold at most BLOCK_MAX_TXS transactions', async () => {
   const accounts = Array.from({ length: 10 }, () => new Account());
   const txs = accounts.map((a) => a.tx({ to: new Account().address }));
   await f.publish(...txs);
-  await f.execs.until((e) => receiptsOf(e).length >= 10);
-  expect(f.blocks.values.every((b) => b.transactions.length <= 3)).toBe(true);
-  expect(f.blocks.values.flatMap((b) => b.transactions)).toHaveLength(10);
+  const blocks = await f.blocksOf(await f.execs.until((e) => receiptsOf(e).length >= 10));
+  expect(blocks.every((b) => b.transactions.length <= 3)).toBe(true);
+  expect(blocks.flatMap((b) => b.transactions)).toHaveLength(10);
 });

@@ -38,7 +38,7 @@ test('a restart resumes from the store: same head and state root, no block execu
   const address = contractAddress(alice.address, 0n);
   const txs = [alice.create(COUNTER, 'Counter', { start: 0 }), alice.call(address, 'add', { n: 2 })];
   await f.publish(...txs);
-  await f.execs.until((e) => receiptFor(e, txs[1].hash) !== undefined);
+  await f.blocksOf(await f.execs.until((e) => receiptFor(e, txs[1].hash) !== undefined));
   const head = first.head();
   const blocksBefore = f.blocks.items.length;
   const execsBefore = f.execs.items.length;
@@ -49,6 +49,7 @@ test('a restart resumes from the store: same head and state root, no block execu
   const next = alice.call(address, 'add', { n: 3 });
   await f.publish(next);
   const execs = await f.execs.until((e) => receiptFor(e, next.hash) !== undefined);
+  await f.blocksOf(execs);
   expect(receiptFor(execs, next.hash)!.returnValues).toEqual(['5']);
   // exactly one new block and one new result, on top of the old head
   expect(f.blocks.items.length).toBe(blocksBefore + 1);
@@ -82,7 +83,7 @@ test('a crash between the block append and the local apply: after restart the bl
   const later = await f.execs.until((e) => receiptFor(e, marker.hash) !== undefined);
   expect(receiptFor(later, marker.hash)!.returnValues).toEqual(['11']);
   expect(receiptsOf(later).filter((r) => r.transactionHash === call.hash)).toHaveLength(1);
-  expect(f.blocks.values.filter((b) => b.header.number === block.header.number)).toHaveLength(1);
+  expect((await f.blocksOf(later)).filter((b) => b.header.number === block.header.number)).toHaveLength(1);
 });
 
 test('applied ⇒ published: a crash after the apply and before publication publishes the result on restart, once', async () => {
@@ -178,7 +179,8 @@ test('a proposer that loses the race at a height drops its overlay and applies t
   expect(receiptFor(execs, call.hash)!.returnValues).toEqual(['5']);
   // A's block at that height never reached the stream; B's did, and A applied it
   const height = lost[0].header.number;
-  const atHeight = f.blocks.values.filter((x) => x.header.number === height);
+  const blocks = await f.blocksOf(execs);
+  const atHeight = blocks.filter((x) => x.header.number === height);
   expect(atHeight).toHaveLength(1);
   expect(atHeight[0].header.proposer).toBe(b.proposer);
   expect(atHeight[0].hash).not.toBe(lost[0].hash);
@@ -186,7 +188,7 @@ test('a proposer that loses the race at a height drops its overlay and applies t
   while (a.head().hash !== b.head().hash && Date.now() < deadline) await sleep(50);
   expect(a.head()).toEqual(b.head());
   // every transaction is in exactly one block
-  const hashes = f.blocks.values.flatMap((x) => x.transactions.map((t) => t.hash));
+  const hashes = blocks.flatMap((x) => x.transactions.map((t) => t.hash));
   expect(hashes.filter((h) => h === create.hash)).toHaveLength(1);
   expect(hashes.filter((h) => h === call.hash)).toHaveLength(1);
 });
