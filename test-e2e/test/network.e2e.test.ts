@@ -375,3 +375,55 @@ test('two of three NATS servers down: submissions get a clear 503, nothing forks
   await agreed(90_000);
   for (const index of [1, 2, 3]) expect(await counterOn(index)).toBe(before + accepted.length);
 }, FAULT_MS);
+
+// Last: it leaves the node that computed alone halted, its data holding a block the network replaced
+// (set right, it would halt again on the replacement: docs/network.md says how its data is rebuilt)
+test('a proposer that computes alone: the others refuse its block, a majority of their refusals replaces it, and the chain goes on without it', async () => {
+  await agreed();
+  const before = await counterOn(1);
+  const wrong = await proposerIndex();
+  const others = [1, 2, 3].filter((i) => i !== wrong);
+  await net.stopNode(wrong);
+  // GAS_ENABLED changes what execution does: set on one node only, that node computes other state roots
+  await net.startNode(wrong, { GAS_ENABLED: 'true' });
+  // the lease went to another while it was down: frozen, a holder lets it lapse, and the next is the node computing alone, or the other, whose turn is next
+  for (let round = 1; !(await mainChainOf(wrong)).proposer; round++) {
+    if (round > 12) throw new Error(`node${wrong} never took the proposer lease`);
+    const holder = await proposerIndex();
+    if (holder === wrong) break;
+    const block = nodeAt(holder).processes.get('block')!;
+    block.signal('SIGSTOP');
+    try {
+      const other = others.find((i) => i !== holder)!;
+      await eventually(async () => (await mainChainOf(wrong)).proposer || (await mainChainOf(other)).proposer, (taken) => taken, 20_000);
+    } finally {
+      block.signal('SIGCONT');
+    }
+  }
+  const start = (await agreed()).height;
+  // admitted by a node without gas; the proposer, with gas, fails it for want of funds
+  const res = await api(nodeAt(others[0]!), 'POST', '/platform/v2.3/transaction', tokens.get(others[0]!), { txs: [bump(1)] });
+  expect(res.status).toBe(200);
+  const hash: string = res.body[0].hash;
+  const refusedHeight = start + 1;
+  // the others refuse its block; their refusals outvote it, and it halts
+  const halted = await eventually(() => mainChainOf(wrong), (c) => c.halted !== null, 60_000);
+  expect(halted.halted).toMatch(/disagrees with the network/);
+  const ready = await api(nodeAt(wrong), 'GET', '/ready');
+  expect(ready.status).toBe(503);
+  // a block at the refused height replaces it: the transaction ran there as the network runs it
+  await allFinal([{ index: others[1]!, hash }]);
+  const views = await eventually(
+    () => Promise.all(others.map((i) => mainChainOf(i))),
+    (cs) => cs.every((c) => c.halted === null && c.height >= refusedHeight && c.height === cs[0]!.height && c.hash === cs[0]!.hash && c.agreedHeight === c.height),
+  );
+  expect(views[0]!.hash).not.toBe(halted.hash);
+  // one of the others proposed the replacement, the other checked its refusals and applied it
+  const said = (what: string) => net.logs.filter((line) => line.includes(what)).map((line) => line.split('/')[0]);
+  const proposers = said('proposing its replacement');
+  expect(proposers.length).toBeGreaterThan(0);
+  expect(others.map((i) => `node${i}`)).toEqual(expect.arrayContaining(proposers));
+  expect(new Set(said('applied the replacement of a refused block'))).toEqual(new Set(others.map((i) => `node${i}`)));
+  await send(others[1]!, [bump(1)]);
+  for (const index of others) await eventually(() => counterOn(index), (n) => n === before + 2);
+}, NODE_RESTART_MS * 2);

@@ -16,6 +16,7 @@ export type {
   Address,
   Block,
   BlockHeader,
+  BlockAttestation,
   ChainId,
   ChainMember,
   CodeHash,

@@ -76,6 +76,23 @@ export interface BlockHeader {
    * signature cover. Absent on the main chain (it reads its own registry).
    */
   identitiesRoot?: Hash;
+  /**
+   * Set on a block that replaces a refused one: the hash of the block at this
+   * height that a majority of the validators refused (each computed another
+   * state root than its header's). `Block.refusals` carries their signed word.
+   */
+  replaces?: Hash;
+}
+
+/** What one validator computed at one height of one chain, signed by its block-signing key (services/block attestations). */
+export interface BlockAttestation {
+  chainId: ChainId;
+  height: number;
+  hash: Hash;
+  stateRoot: Hash;
+  /** the attesting node's name */
+  node: string;
+  signature: { r: string; s: string; v: 27 | 28 };
 }
 
 export interface Block {
@@ -93,6 +110,13 @@ export interface Block {
    * organization of new contracts). Senders without one are absent.
    */
   identities?: Record<Address, string>;
+  /**
+   * With `header.replaces` only: the attestations of more than half of the
+   * validators that they computed, for the replaced block, a state root other
+   * than its header's. What lets every node, now or catching up later, set
+   * the replaced block and its descendants aside.
+   */
+  refusals?: BlockAttestation[];
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Blocks as bytes: the header's RLP (whose Keccak-256 is the block hash), the
 // transaction leaves behind transactionsRoot, and the proposer's signature.
-import type { Block, BlockHeader, Hash, Transaction } from '@platform/common';
+import type { Block, BlockAttestation, BlockHeader, Hash, Transaction } from '@platform/common';
 import { bytesToHex, hexToBytes, keccak256, recoverAddress, rlpEncode, sign, type KeyPair, type RlpInput } from '@platform/crypto';
 import { trieRootOf } from './state/mpt.js';
 
@@ -11,7 +11,9 @@ export const ZERO_ADDRESS = '0'.repeat(40);
 /**
  * RLP `[chainId, number, parentHash, timestamp, transactionsRoot, stateRoot,
  * proposer]`, plus `identitiesRoot` on a private chain's blocks that carry
- * identities; the main chain's ID is the empty string.
+ * identities, plus `replaces` on a block that replaces a refused one (after
+ * an empty `identitiesRoot` when there is none, so that every position keeps
+ * its meaning); the main chain's ID is the empty string.
  */
 export function headerRlp(h: BlockHeader): Uint8Array {
   const fields: RlpInput[] = [
@@ -23,7 +25,8 @@ export function headerRlp(h: BlockHeader): Uint8Array {
     hexToBytes(h.stateRoot),
     hexToBytes(h.proposer),
   ];
-  if (h.identitiesRoot !== undefined) fields.push(hexToBytes(h.identitiesRoot));
+  if (h.identitiesRoot !== undefined || h.replaces !== undefined) fields.push(h.identitiesRoot === undefined ? new Uint8Array(0) : hexToBytes(h.identitiesRoot));
+  if (h.replaces !== undefined) fields.push(hexToBytes(h.replaces));
   return rlpEncode(fields);
 }
 
@@ -74,10 +77,10 @@ export function transactionsRoot(txs: Transaction[]): Hash {
   return bytesToHex(trieRootOf(txs.map((tx, i) => [rlpEncode(i), transactionLeaf(tx)])));
 }
 
-export function signBlock(header: BlockHeader, transactions: Transaction[], key: KeyPair, identities?: Record<string, string>): Block {
+export function signBlock(header: BlockHeader, transactions: Transaction[], key: KeyPair, identities?: Record<string, string>, refusals?: BlockAttestation[]): Block {
   const hash = blockHash(header);
   const sig = sign(hexToBytes(hash), key.privateKey);
-  return { hash, header, transactions, signature: { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v }, ...(identities ? { identities } : {}) };
+  return { hash, header, transactions, signature: { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v }, ...(identities ? { identities } : {}), ...(refusals ? { refusals } : {}) };
 }
 
 /** Why a block's hash or signature is wrong, or null when both are right. */
@@ -100,5 +103,7 @@ export function blockIntegrityError(block: Block): string | null {
     const root = identitiesRoot(block.identities);
     if (root !== block.header.identitiesRoot) return `its identities root is ${root}, its header says ${block.header.identitiesRoot}`;
   }
+  if ((block.refusals === undefined) !== (block.header.replaces === undefined)) return 'its refusals and its header\'s replaces do not come together';
+  if (block.refusals !== undefined && !Array.isArray(block.refusals)) return 'its refusals are not a list';
   return null;
 }

@@ -9,23 +9,17 @@
 // - when a majority attests another root at a height this node applied, this
 //   node is the one that disagrees: its chain halts, loudly.
 //
-// A node that refuses a block (its own execution gives another root) halts
-// at once without waiting for anyone; the attestations are what let a
-// proposer that computed a wrong root learn that it is alone.
+// A node that refuses a block (its own execution gives another root) says
+// so the same way and waits: a majority of refusals is what a replacement
+// block carries (replacement.ts), a majority for the block's own root
+// outvotes the refusing node.
 import { DeliverPolicy } from '@nats-io/jetstream';
-import type { ChainId, Logger } from '@platform/common';
+import type { BlockAttestation, ChainId, Logger } from '@platform/common';
 import { NETWORK_PULL_EXPIRES_MS, STREAMS, SUBJECTS, encodeJson, type BusJetStream } from '@platform/bus';
 import { bytesToHex, hexToBytes, keccak256, recoverAddress, sign, type KeyPair } from '@platform/crypto';
 
 /** What one node computed at one height of one chain, signed by its block-signing key. */
-export interface Attestation {
-  chainId: ChainId;
-  height: number;
-  hash: string;
-  stateRoot: string;
-  node: string;
-  signature: { r: string; s: string; v: 27 | 28 };
-}
+export type Attestation = BlockAttestation;
 
 /** heights remembered, own and others': an attestation further behind is of no use to anyone */
 const WINDOW = 1_024;
@@ -49,6 +43,11 @@ export function signAttestation(fields: Omit<Attestation, 'signature'>, key: Key
   return { ...fields, signature: { r: bytesToHex(sig.r), s: bytesToHex(sig.s), v: sig.v } };
 }
 
+/** the smallest number of validators that is more than half of them */
+export function majorityOf(validators: number): number {
+  return Math.floor(validators / 2) + 1;
+}
+
 export type Verdict = { kind: 'agreed' } | { kind: 'outvoted'; majority: Computed; votes: number } | { kind: 'open' };
 
 /**
@@ -57,7 +56,7 @@ export type Verdict = { kind: 'agreed' } | { kind: 'outvoted'; majority: Compute
  * (outvoted), or neither yet (open).
  */
 export function verdict(mine: Computed, theirs: readonly Computed[], validators: number): Verdict {
-  const majority = Math.floor(validators / 2) + 1;
+  const majority = majorityOf(validators);
   const keyOf = (c: Computed) => `${c.hash}/${c.stateRoot}`;
   const tally = new Map<string, { computed: Computed; votes: number }>([[keyOf(mine), { computed: mine, votes: 1 }]]);
   for (const c of theirs) {
@@ -93,10 +92,16 @@ interface Stoppable {
   stop(): unknown;
 }
 
+/** This node's word at a height: what it applied, or what it computed for a block it refused. */
+interface Own {
+  signed: Attestation;
+  refused: boolean;
+}
+
 export class Attestations {
-  private readonly own = new Map<number, Computed>();
-  /** height → signer address → what it computed */
-  private readonly others = new Map<number, Map<string, Computed>>();
+  private readonly own = new Map<number, Own>();
+  /** height → signer address → its signed attestation */
+  private readonly others = new Map<number, Map<string, Attestation>>();
   private agreed = -1;
   private messages: Stoppable | null = null;
   private readonly node: string;
@@ -136,16 +141,33 @@ export class Attestations {
     void Promise.resolve(this.messages?.stop()).catch(() => {});
   }
 
-  /** Says what this node computed at `height` (applied, or refused for it), and weighs it against the others. */
-  attest(height: number, computed: Computed): void {
-    this.remember(this.own, height, computed);
+  /**
+   * Says what this node computed at `height` — for the block it applied, or
+   * (`refused`) for a block whose header says another state root — and
+   * weighs it against the others.
+   */
+  attest(height: number, computed: Computed, refused = false): void {
     const signed = signAttestation({ chainId: this.o.chainId, height, hash: computed.hash, stateRoot: computed.stateRoot, node: this.node }, this.o.key);
+    this.remember(this.own, height, { signed, refused });
     const subject = SUBJECTS.block.attestation(this.o.chainId, this.node);
-    // an attestation lost is one less voice at one height: never worth holding a block for
+    // an attestation lost is one less voice at one height: never worth holding a block for.
+    // Its msgID names what it says: a node that refused a block and then applied
+    // its replacement (or, set right, the block itself) says so a second time
     void this.o.bus.network.js
-      .publish(subject, this.o.sealed(subject, encodeJson(signed)), { msgID: `${this.o.chainId}:${height}:${this.node}` })
+      .publish(subject, this.o.sealed(subject, encodeJson(signed)), { msgID: `${this.o.chainId}:${height}:${this.node}:${computed.hash}:${computed.stateRoot}` })
       .catch((err: unknown) => this.o.logger.debug({ err, height }, 'an attestation could not be published'));
     this.weigh(height);
+  }
+
+  /**
+   * The signed attestations, this node's among them, that computed for
+   * `block` (at `height`) a state root other than `headerRoot`: a replacement
+   * of the block carries them when they are more than half of the validators.
+   */
+  refusalsOf(height: number, block: string, headerRoot: string): Attestation[] {
+    const own = this.own.get(height);
+    const all = [...(own ? [own.signed] : []), ...(this.others.get(height)?.values() ?? [])];
+    return all.filter((a) => a.hash === block && a.stateRoot !== headerRoot);
   }
 
   private take(a: Attestation): void {
@@ -158,18 +180,21 @@ export class Attestations {
     if (signer === this.o.key.address) return;
     let at = this.others.get(a.height);
     if (!at) this.remember(this.others, a.height, (at = new Map()));
-    at.set(signer, { hash: a.hash, stateRoot: a.stateRoot });
+    at.set(signer, a);
     this.weigh(a.height);
   }
 
   private weigh(height: number): void {
-    const mine = this.own.get(height);
+    const own = this.own.get(height);
     const theirs = this.others.get(height);
-    if (!mine || !theirs) return;
+    if (!own || !theirs) return;
+    const mine = own.signed;
     const validators = this.o.validators().length;
     const v = verdict(mine, [...theirs.values()], validators);
-    if (v.kind === 'agreed') this.agreed = Math.max(this.agreed, height);
-    else if (v.kind === 'outvoted') {
+    // a majority refusing the same block with this node applies nothing: the agreed height is of applied blocks
+    if (v.kind === 'agreed') {
+      if (!own.refused) this.agreed = Math.max(this.agreed, height);
+    } else if (v.kind === 'outvoted') {
       this.o.outvoted(
         `at height ${height} a majority of the validators (${v.votes} of ${validators}) computed block ${v.majority.hash} with state root ${v.majority.stateRoot}; this node has ${mine.hash} with ${mine.stateRoot}`,
       );

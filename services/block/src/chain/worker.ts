@@ -13,6 +13,11 @@
 //   stream's expected last subject sequence. If the append wins, the overlay
 //   is committed as this node's application (no second execution); if it
 //   loses, the overlay is dropped and the winner is applied from the stream.
+// - In a network, a block whose state root this node computes otherwise is
+//   refused and set aside, with every block built on it, until a block
+//   replaces it with the signed refusals of a majority of the validators
+//   (replacement.ts), or until a majority's attestations for the block's own
+//   root outvote this node, which then halts.
 // - After applying, the block's ExecResult (written to the store's outbox in
 //   the same lmdb transaction) is published to `exec.<chain>` with msgID
 //   `<chain>:<height>`; its mark as published rides on the next block's
@@ -32,10 +37,11 @@ import type { BlockSettings } from '../settings.js';
 import { Overlay } from '../state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot, type RootResult } from '../state/root.js';
 import type { ChainStore, Head } from '../state/store.js';
-import { Attestations } from './attestations.js';
+import { Attestations, majorityOf, type Attestation } from './attestations.js';
 import type { ChainKeyring } from './chain-keys.js';
 import { LEASE_TICK_MS, ProposerLease } from './lease.js';
 import { Mempool } from './mempool.js';
+import { replacementError } from './replacement.js';
 import { transactionShapeError } from './tx-shape.js';
 
 /** Points where tests stop the service on purpose; an error thrown by a hook halts the chain like a crash there. */
@@ -154,6 +160,14 @@ export class ChainWorker {
   private halted: ChainHalted | null = null;
   /** why the chain must halt, found outside the loop (a majority of the validators computed otherwise): the loop's next step halts */
   private haltWanted: ChainHalted | null = null;
+  /**
+   * In a network: the block this node refused for its state root, where it
+   * holds until a replacement comes (or it is outvoted), with its stream
+   * sequence and what this node computed for it.
+   */
+  private refused: { block: Block; seq: number; stateRoot: string } | null = null;
+  /** refused blocks and the blocks built on them: set aside when the stream delivers them, never applied */
+  private readonly setAside = new Set<string>();
   /** in a network: what the validators computed, against this node (null on a node of its own) */
   private attestations: Attestations | null = null;
   /** the run of failures of the loop now going on (null while it makes progress) */
@@ -331,12 +345,13 @@ export class ChainWorker {
     if (this.haltWanted) throw this.haltWanted;
     if (this.publishedHeight < this.head.header.number) await this.publishOutbox();
     if (await this.applyIncoming()) return;
+    if (this.refused) return this.replaceRefused(this.refused);
     // behind the stream: the blocks are on their way; proposing now would lose anyway
     if (this.head.seq < this.streamHead) return this.idle(1_000);
     if (this.mempool.size === 0) return this.idle();
     // another validator proposes: its blocks take these transactions out of the mempool
     if (!this.lease?.held()) return this.idle(LEASE_TICK_MS);
-    const { maxTxs, maxWaitMs, nonceGapMs } = this.o.settings;
+    const { maxTxs, maxWaitMs } = this.o.settings;
     const now = Date.now();
     // an idle chain cuts at once; a busy one — its last block, or what waits
     // now, more than one transaction — gathers after its last cut, so that
@@ -345,17 +360,43 @@ export class ChainWorker {
     const busy = this.lastBlockSize > 1 || this.mempool.size > 1;
     const windowLeft = gatheringWindowMs(this.lastBlockMs, maxWaitMs) - (now - this.lastCut);
     if (busy && windowLeft > 0 && this.mempool.size < maxTxs) return this.idle(windowLeft);
-    const selection = this.mempool.select((a) => this.o.store.getAccount(a)?.nonce ?? 0n, {
-      maxTxs,
-      maxBytes: Math.max(64 * 1024, Math.floor(this.o.maxPayload * 0.9) - 64 * 1024),
-      gapMs: nonceGapMs,
-      now,
-    });
+    const selection = this.select(now);
     if (selection.chosen.length === 0) return this.idle(selection.nextDeadline === null ? undefined : selection.nextDeadline - now);
     this.lastCut = now;
     this.lastBlockSize = selection.chosen.length;
     await this.propose(selection.chosen.map((w) => w.tx));
     this.lastBlockMs = Date.now() - now;
+  }
+
+  /** the next block's transactions from the mempool, in nonce order */
+  private select(now: number) {
+    const { maxTxs, nonceGapMs } = this.o.settings;
+    return this.mempool.select((a) => this.o.store.getAccount(a)?.nonce ?? 0n, {
+      maxTxs,
+      maxBytes: Math.max(64 * 1024, Math.floor(this.o.maxPayload * 0.9) - 64 * 1024),
+      gapMs: nonceGapMs,
+      now,
+    });
+  }
+
+  /**
+   * Holding at a refused block: once more than half of the validators have
+   * refused it, the proposer appends its replacement — the same height on
+   * the same parent, with the mempool's transactions (the refused block's
+   * among them: they were never taken out) — after every block on the
+   * stream. Until then, or while another validator proposes, the chain is
+   * stuck here, and says so through its health.
+   */
+  private async replaceRefused(refused: { block: Block; seq: number; stateRoot: string }): Promise<void> {
+    const { header, hash } = refused.block;
+    const refusals = this.attestations!.refusalsOf(header.number, hash, header.stateRoot);
+    const needed = majorityOf(this.o.validators().length);
+    const waiting = `block ${header.number} (${hash}) is refused here: its header says state root ${header.stateRoot}, this node computes ${refused.stateRoot}`;
+    if (refusals.length < needed) throw new Error(`${waiting}; ${refusals.length} of the ${needed} validators needed have refused it so far: waiting for its replacement, or for the validators to outvote this node`);
+    if (!this.lease?.held()) throw new Error(`${waiting}, as a majority of the validators did: waiting for the proposer's replacement`);
+    const chosen = this.select(Date.now()).chosen.map((w) => w.tx);
+    this.log.warn({ height: header.number, refused: hash, refusals: refusals.map((a) => a.node), txs: chosen.length }, 'a majority of the validators refused a block: proposing its replacement');
+    await this.propose(chosen, { replaces: hash, refusals, after: this.streamHead });
   }
 
   // --- the proposer lease ------------------------------------------------------------
@@ -401,7 +442,8 @@ export class ChainWorker {
     };
   }
 
-  private async propose(txs: Transaction[]): Promise<void> {
+  /** `replacing`: the block replaces a refused one, appended after the stream's last block (`after`) */
+  private async propose(txs: Transaction[], replacing?: { replaces: string; refusals: Attestation[]; after: number }): Promise<void> {
     const parent = this.head;
     const number = parent.header.number + 1;
     const timestamp = Math.max(parent.header.timestamp, Math.floor(Date.now() / 1000));
@@ -418,10 +460,11 @@ export class ChainWorker {
       stateRoot: bytesToHex(root.root),
       proposer: this.o.key.address,
       ...(identities ? { identitiesRoot: identitiesRoot(identities) } : {}),
+      ...(replacing ? { replaces: replacing.replaces } : {}),
     };
-    const block = signBlock(header, txs, this.o.key, identities);
+    const block = signBlock(header, txs, this.o.key, identities, replacing?.refusals);
     await this.hook('beforeAppend', block);
-    const seq = await this.append(block, parent.seq);
+    const seq = await this.append(block, replacing?.after ?? parent.seq);
     if (seq === null) {
       // lost the race: the overlay is dropped, the winner comes from the stream
       this.log.info({ height: number }, 'another proposer appended this height first; applying its block');
@@ -457,7 +500,8 @@ export class ChainWorker {
         // could accept two concurrent appends expecting the same sequence)
         const ack = await this.o.bus.network.js.publish(subject, data, {
           headers: heightHeader(block.header.number),
-          msgID: `${this.token}:${block.header.number}`,
+          // a replacement is the height's second block: its msgID is its own, shared only by other replacements of the same block
+          msgID: `${this.token}:${block.header.number}${block.header.replaces ? `:${block.header.replaces}` : ''}`,
           expect: { lastSubjectSequence: expectedSeq },
         });
         if (!ack.duplicate) return ack.seq;
@@ -532,6 +576,10 @@ export class ChainWorker {
       published: this.publishedHeight,
     });
     this.head = head;
+    if (block.header.replaces) {
+      this.log.warn({ height: head.header.number, hash: block.hash, replaced: block.header.replaces }, 'applied the replacement of a refused block');
+      this.refused = null;
+    }
     this.attestations?.attest(head.header.number, { hash: block.hash, stateRoot: block.header.stateRoot });
     await this.hook('afterApply', block);
     await this.publishOutbox();
@@ -560,18 +608,35 @@ export class ChainWorker {
         // applying it will refuse it, and halt the chain: the ordering cannot skip a block
         block = {} as Block;
       }
+      if (this.setAside.has(block.header?.parentHash)) {
+        this.setAside.add(block.hash);
+        this.log.warn({ seq, height: block.header.number, hash: block.hash }, 'a block built on a refused block: set aside with it');
+        continue;
+      }
       if (typeof block.header?.number === 'number' && block.header.number <= this.head.header.number) {
+        if (block.header.replaces !== undefined && !this.setAside.has(block.header.replaces)) {
+          throw new ChainHalted(
+            `the network replaced block ${block.header.number} (${block.header.replaces}), refused by a majority of the validators, and this node applied a block at that height: its chain is not the network's; rebuild this node's data from the network (docs/network.md)`,
+          );
+        }
         this.log.warn({ seq, height: block.header.number }, 'the stream holds a second block at an applied height; ignored');
         continue;
       }
-      await this.applyForeign(block, seq);
-      applied = true;
+      if (block.header?.replaces !== undefined) {
+        const why = this.refused ? replacementError(block, this.refused.block, this.o.validators()) : `it replaces block ${block.header.replaces}, which this node did not refuse`;
+        if (why) throw new ChainHalted(`block ${block.header.number} at stream sequence ${seq} cannot replace a refused block: ${why}`);
+      }
+      if (await this.applyForeign(block, seq)) applied = true;
     }
     return applied;
   }
 
-  /** A block this node did not propose (or proposed and crashed before applying): re-execute and verify. */
-  private async applyForeign(block: Block, seq: number): Promise<void> {
+  /**
+   * A block this node did not propose (or proposed and crashed before
+   * applying): re-execute and verify. False when it is refused for its state
+   * root in a network, and set aside.
+   */
+  private async applyForeign(block: Block, seq: number): Promise<boolean> {
     const parent = this.head;
     const h = block.header;
     const refuse = (why: string) => new ChainHalted(`block ${h?.number} at stream sequence ${seq} cannot be applied: ${why}`);
@@ -595,12 +660,19 @@ export class ChainWorker {
     const root = this.stateRoot(overlay, parent);
     const stateRoot = bytesToHex(root.root);
     if (stateRoot !== h.stateRoot) {
-      // said before halting: should this node be right and the proposer wrong, the others' attestations show the proposer it is alone
-      this.attestations?.attest(h.number, { hash: block.hash, stateRoot });
-      throw refuse(`executing it here gives state root ${stateRoot}, its header says ${h.stateRoot}`);
+      const why = `executing it here gives state root ${stateRoot}, its header says ${h.stateRoot}`;
+      // a node of its own has nobody to replace the block, or to tell it that it is wrong
+      if (!this.attestations) throw refuse(why);
+      // said at once: if this node is right and the proposer wrong, the refusals of a majority replace the block, and outvote the proposer
+      this.attestations.attest(h.number, { hash: block.hash, stateRoot }, true);
+      this.refused = { block, seq, stateRoot };
+      this.setAside.add(block.hash);
+      this.log.error({ height: h.number, seq, hash: block.hash }, `refused block ${h.number}: ${why}; holding until a majority of the validators replaces it or outvotes this node`);
+      return false;
     }
     await this.commit(block, seq, overlay, root, receipts, executed);
     this.log.debug({ height: h.number, txs: block.transactions.length }, 'applied a block from the stream');
+    return true;
   }
 
   private async applyGenesis(gHash: string): Promise<void> {
