@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.data/**', '.tmp/**', '**/dist/**', '**/fixtures/**'] },
+  { ignores: ['**/node_modules/**', '.data/**', '.tmp/**', '.build/**', '**/dist/**', '**/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -11,6 +11,7 @@ import { ensureMainGenesis } from './genesis.js';
 import { prepareJoin } from './join.js';
 import { startNats, type NatsClusterOptions, type RunningNats } from './nats.js';
 import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
+import { builtEntry } from './build.js';
 import { waitForPort } from './ports.js';
 import { supervise, type Supervised } from './supervisor.js';
 
@@ -129,11 +130,11 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       databaseUrl = await postgres.createDatabase('platform');
     }
 
-    const run = (name: string, entry: string, env: Record<string, string | undefined>, firstArgs?: string[]): Supervised => {
+    const run = async (name: string, entry: string, env: Record<string, string | undefined>, firstArgs?: string[]): Promise<Supervised> => {
       const child = supervise({
         name,
         command: process.execPath,
-        args: ['--import', 'tsx', resolve(REPO_ROOT, entry)],
+        args: [await builtEntry(REPO_ROOT, entry)],
         ...(firstArgs ? { firstArgs } : {}),
         cwd: REPO_ROOT,
         env,
@@ -152,13 +153,13 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     if (!discoveryUrl) {
       idpUrl = `http://127.0.0.1:${config.idpPort}`;
       discoveryUrl = `${idpUrl}/.well-known/openid-configuration`;
-      run('idp', 'services/idp/src/main.ts', { ...env, DATA_DIR: dataDir });
+      await run('idp', 'services/idp/src/main.ts', { ...env, DATA_DIR: dataDir });
       await waitForPort('127.0.0.1', config.idpPort, 60_000);
     }
 
     // the files service's object store: the embedded one unless FILES_S3_ENDPOINT names another
     if (!config.files.s3.endpoint) {
-      run('object-store', 'libs/launcher/bin/object-store.ts', { ...env, DATA_DIR: dataDir });
+      await run('object-store', 'libs/launcher/bin/object-store.ts', { ...env, DATA_DIR: dataDir });
       await waitForPort('127.0.0.1', config.files.s3.embeddedPort, 60_000);
     }
 
@@ -176,7 +177,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     for (const service of NODE_SERVICES) {
       const firstArgs = service === 'cirrus' && options.reindex ? ['--reindex'] : undefined;
       const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...(service === 'vault' ? caEnv : {}), ...(service === 'files' ? filesOptions : {}) };
-      run(service, `services/${service}/src/main.ts`, env, firstArgs);
+      await run(service, `services/${service}/src/main.ts`, env, firstArgs);
     }
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
