@@ -82,7 +82,7 @@ describe('chain information on a node without gas', () => {
   test("compile errors: 422 with the compiler's messages, 400 for a malformed body", async () => {
     const solid = await compile([{ source: 'contract Broken { uint x = ; }', vm: 'SolidVM' }]);
     expect(solid.status).toBe(422);
-    expect(solid.body.error).toMatchObject({ code: 'UNPROCESSABLE', details: { field: '[0].source', vm: 'SolidVM', errors: [expect.objectContaining({ severity: 'error' })] } });
+    expect(solid.body.error).toMatchObject({ code: 'COMPILE_FAILED', details: { field: '[0].source', vm: 'SolidVM', errors: [expect.objectContaining({ severity: 'error' })] } });
 
     const evm = await compile([{ source: 'pragma solidity ^0.8.0; contract Broken { function f() public { nope(); } }' }]);
     expect(evm.status).toBe(422);

@@ -93,7 +93,7 @@ describe('private chains on a node', () => {
 
     const noConstructor = await api(node, 'POST', '/bloc/v2.2/chain', tokens.alice, { label: 'x', contract: 'G', src: 'contract G { function f() {} }', args: {}, members: [], metadata: { VM: 'SolidVM' } });
     expect(noConstructor.status).toBe(422);
-    expect(noConstructor.body.error).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'NO_CONSTRUCTOR' }, requestId: expect.any(String) });
+    expect(noConstructor.body.error).toMatchObject({ code: 'GOVERNANCE_NO_CONSTRUCTOR', requestId: expect.any(String) });
     const failing = await api(node, 'POST', '/bloc/v2.2/chain', tokens.alice, { label: 'x', contract: 'G', src: 'contract G { constructor() { require(1 == 2, "never"); } }', args: {}, metadata: { VM: 'SolidVM' } });
     expect(failing.status).toBe(422);
     expect(failing.body.error.message).toContain('never');

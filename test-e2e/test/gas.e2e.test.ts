@@ -56,7 +56,7 @@ describe('gas enabled', () => {
       txs: [{ type: 'CONTRACT', payload: { contract: 'Note', src: NOTE, args: { _text: 'hi' }, metadata: { VM: 'SolidVM' } } }],
     });
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'INSUFFICIENT_BALANCE', address, balance: '0' } });
+    expect(res.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { address, balance: '0' } });
     expect(res.body.error.message).toContain(address);
     expect(res.body.error.message).toContain(`/bloc/v2.2/users/user/${address}/fill`);
     // nothing was admitted: the user's first nonce is still free
@@ -110,7 +110,7 @@ describe('gas enabled', () => {
     const body = rawCreation(wallet.signingKey, { nonce: 0, gasLimit: 1_000_000, gasPrice: 1, src: 'contract Tiny { uint x; }', name: 'Tiny' });
     const refused = await api(node, 'POST', '/bloc/v2.2/transaction/raw', token, body);
     expect(refused.status).toBe(422);
-    expect(refused.body.error.details).toMatchObject({ reason: 'INSUFFICIENT_BALANCE', address: from, required: '1000000' });
+    expect(refused.body.error).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { address: from, required: '1000000' } });
 
     expect((await api(node, 'POST', `/bloc/v2.2/users/user/${from}/fill?resolve=true`, token)).body.status).toBe('Success');
     const admitted = await api(node, 'POST', '/bloc/v2.2/transaction/raw?resolve=true', token, body);

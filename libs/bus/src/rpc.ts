@@ -25,7 +25,7 @@ import type { Msg, NatsConnection, RequestOptions } from '@nats-io/nats-core';
 import { NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/nats-core';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { randomBytes } from 'node:crypto';
-import { PlatformError, isErrorCode, toPlatformError, type ErrorBody, type Logger } from '@platform/common';
+import { PlatformError, isErrorCode, toPlatformError, type ErrorBody, type ErrorCode, type Logger } from '@platform/common';
 import { decodeJson, encodeJson, jsonTextOf } from './codec.js';
 import type { ServiceName } from './subjects.js';
 
@@ -438,7 +438,8 @@ function settle<Res>(endpoint: Endpoint<unknown, Res>, answer: BatchedAnswer | u
 /** The PlatformError a service answered with, rebuilt from its body; INTERNAL for a body that is not ours. */
 function errorOfBody(endpoint: Endpoint<unknown, unknown>, body: Partial<ErrorBody> | undefined): PlatformError {
   const error = body?.error;
-  if (isErrorCode(error?.code)) return new PlatformError(error.code, String(error.message), error.details);
+  // a retired code comes from a peer of an older version: it is passed on as it came
+  if (isErrorCode(error?.code)) return new PlatformError(error.code as ErrorCode, String(error.message), error.details);
   return new PlatformError('INTERNAL', `the ${endpoint.service} service answered with an unreadable error`);
 }
 

@@ -1,8 +1,9 @@
 // The error catalogue (docs/conventions.md "Errors (platform endpoints)"):
 // a code fixes its HTTP status everywhere, and every error body has one shape.
-import { ERROR_CATALOGUE, PlatformError, clientErrorOf, isErrorCode, rawErrorResponse, statusOf, toPlatformError, type ErrorCode } from '../src/errors.js';
+import { ERROR_CATALOGUE, ERROR_DOMAINS, RETIRED_ERRORS, PlatformError, clientErrorOf, isErrorCode, rawErrorResponse, statusOf, toPlatformError, type ErrorCode, type RetiredErrorCode } from '../src/errors.js';
 
-const STATUS: Record<ErrorCode, number> = {
+// every code with the status clients see; a code's status never changes
+const STATUS: Record<ErrorCode | RetiredErrorCode, number> = {
   BAD_REQUEST: 400,
   INVALID_JSON: 400,
   VALIDATION_FAILED: 400,
@@ -17,6 +18,7 @@ const STATUS: Record<ErrorCode, number> = {
   ROUTE_NOT_FOUND: 404,
   USER_EXISTS: 409,
   CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   BODY_TOO_LARGE: 413,
@@ -25,6 +27,20 @@ const STATUS: Record<ErrorCode, number> = {
   RANGE_NOT_SATISFIABLE: 416,
   UNPROCESSABLE: 422,
   NONCE_LIMIT: 422,
+  NONCE_MISMATCH: 422,
+  SIGNER_MISMATCH: 422,
+  METADATA_UNSIGNED: 422,
+  ARGS_UNPARSABLE: 422,
+  GAS_PRICE_TOO_LOW: 422,
+  INSUFFICIENT_BALANCE: 422,
+  TRANSACTION_FAILED: 422,
+  COMPILE_FAILED: 422,
+  ENROLMENT_FAILED: 422,
+  PARENT_CERTIFICATE_FOREIGN: 422,
+  GENESIS_INVALID: 422,
+  GOVERNANCE_VM_UNSUPPORTED: 422,
+  GOVERNANCE_NO_CONSTRUCTOR: 422,
+  GOVERNANCE_CONSTRUCTOR_FAILED: 422,
   HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   UNAVAILABLE: 503,
@@ -34,21 +50,31 @@ const STATUS: Record<ErrorCode, number> = {
 describe('the error catalogue', () => {
   test('every code has the status it is documented with, and no code is missing from this list', () => {
     expect(Object.keys(ERROR_CATALOGUE).sort()).toEqual(Object.keys(STATUS).sort());
-    for (const [code, status] of Object.entries(STATUS)) {
-      expect([code, statusOf(code as ErrorCode)]).toEqual([code, status]);
-      expect([code, new PlatformError(code as ErrorCode, 'm').status]).toEqual([code, status]);
-    }
+    for (const [code, status] of Object.entries(STATUS)) expect([code, statusOf(code as ErrorCode)]).toEqual([code, status]);
+    for (const code of Object.keys(STATUS).filter((c) => !Object.hasOwn(RETIRED_ERRORS, c))) expect([code, new PlatformError(code as ErrorCode, 'm').status]).toEqual([code, STATUS[code as ErrorCode]]);
   });
 
-  test('every code is upper snake case with a one-line summary', () => {
+  test('every code is upper snake case with a one-line summary, and a one-line hint when it has one', () => {
     for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
       expect(code).toMatch(/^[A-Z][A-Z0-9_]*$/);
       expect(entry.summary).toMatch(/^[^\n]+$/);
+      if (entry.hint !== undefined) expect(entry.hint).toMatch(/^[^\n]+$/);
     }
   });
 
-  test('isErrorCode knows the catalogue and nothing else', () => {
+  test('a code is in one domain only, and a retired code is in none: it is never given a new meaning', () => {
+    const inDomains = Object.values(ERROR_DOMAINS).flatMap((codes) => Object.keys(codes));
+    expect(new Set(inDomains).size).toBe(inDomains.length);
+    for (const [code, entry] of Object.entries(RETIRED_ERRORS)) {
+      expect(inDomains).not.toContain(code);
+      expect([code, ERROR_CATALOGUE[code as RetiredErrorCode].domain]).toEqual([code, 'retired']);
+      expect(entry.retired).toMatch(/^[^\n]+$/);
+    }
+  });
+
+  test('isErrorCode knows the catalogue, retired codes included (a peer of an older version may send one), and nothing else', () => {
     expect(isErrorCode('NOT_FOUND')).toBe(true);
+    expect(isErrorCode('UNPROCESSABLE')).toBe(true);
     for (const other of ['not_found', 'NOPE', '', 'toString', 'constructor', '__proto__', 404, null, undefined]) expect(isErrorCode(other)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
 // by this endpoint compiles again for free when it executes, and vice versa.
 //
 // A malformed item is VALIDATION_FAILED (400, the field named); source that
-// does not compile, or lacks the named contract, is UNPROCESSABLE (422): the
+// does not compile, or lacks the named contract, is COMPILE_FAILED (422): the
 // request is well formed, and the compiler's messages are in
 // `details.errors`. solc runs on a worker thread (a new source takes it
 // 0.3–2 s; a cache hit nothing), so that compile requests never hold this
@@ -123,5 +123,5 @@ function refused(field: string, vm: VmKind, summary: string, errors: CompilerMes
   const [first, second] = errors[0]?.formatted.trim().split('\n') ?? [];
   const where = second?.match(/^\s*-->\s*(\S+?):?\s*$/)?.[1];
   const detail = first && first !== summary ? `: ${first}${where ? ` (${where})` : ''}` : '';
-  return new PlatformError('UNPROCESSABLE', `${field}: ${summary}${detail}`, { field, vm, errors });
+  return new PlatformError('COMPILE_FAILED', `${field}: ${summary}${detail}`, { field, vm, errors });
 }

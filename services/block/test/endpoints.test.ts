@@ -152,18 +152,18 @@ describe('block.compile', () => {
   test("source that does not compile is 422 with the compiler's messages; a missing contract names the field", async () => {
     await f.start();
     const solid = await refusal(call(f.nc, BLOCK.compile, [{ source: 'contract A { uint x = ; }', vm: 'SolidVM' }]));
-    expect(solid).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { field: '[0].source', vm: 'SolidVM' } });
+    expect(solid).toMatchObject({ code: 'COMPILE_FAILED', status: 422, details: { field: '[0].source', vm: 'SolidVM' } });
     expect((solid.details!.errors as unknown[]).length).toBeGreaterThan(0);
     expect(solid.message).toMatch(/^\[0\]\.source: the source does not compile: /);
 
     const evm = await refusal(call(f.nc, BLOCK.compile, [{ source: STORE }, { source: 'pragma solidity ^0.8.0; contract B { function f() public { undefinedThing(); } }' }]));
-    expect(evm).toMatchObject({ code: 'UNPROCESSABLE', details: { field: '[1].source', vm: 'EVM' } });
+    expect(evm).toMatchObject({ code: 'COMPILE_FAILED', details: { field: '[1].source', vm: 'EVM' } });
     expect(evm.details!.errors).toEqual([expect.objectContaining({ severity: 'error', type: 'DeclarationError', formatted: expect.stringContaining('undefinedThing') })]);
     expect(evm.message).toMatch(/DeclarationError/);
 
     for (const vm of ['EVM', 'SolidVM'] as const) {
       const missing = await refusal(call(f.nc, BLOCK.compile, [{ source: vm === 'EVM' ? STORE : COUNTER, contractName: 'Nope', vm }]));
-      expect(missing).toMatchObject({ code: 'UNPROCESSABLE', details: { field: '[0].contractName', vm } });
+      expect(missing).toMatchObject({ code: 'COMPILE_FAILED', details: { field: '[0].contractName', vm } });
       expect(missing.message).toMatch(/no contract named Nope/);
     }
   }, 60_000);

@@ -43,16 +43,6 @@ function privateGenesis(creator: string, src = AUTO_APPROVE, args: Record<string
   return { ...g, chainId: privateChainId(g) };
 }
 
-async function reason(promise: Promise<unknown>): Promise<{ code: string; reason: unknown; message: string }> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof PlatformError) return { code: err.code, reason: err.details?.reason, message: err.message };
-    throw err;
-  }
-  throw new Error('expected a refusal');
-}
-
 let f: BlockFixture;
 beforeEach(async () => {
   f = await blockFixture();
@@ -77,18 +67,14 @@ describe('block-svc.genesis-check', () => {
     await f.start();
     const creator = new Account().address;
     expect((await call(f.nc, BLOCK.checkGenesis, privateGenesis(creator))).codeHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, AUTO_APPROVE, { _note: 'fail' })))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      reason: 'CONSTRUCTOR_FAILED',
-      message: expect.stringContaining('asked to fail'),
-    });
+    expect(await refusal(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, AUTO_APPROVE, { _note: 'fail' })))).toMatchObject({ code: 'GOVERNANCE_CONSTRUCTOR_FAILED' });
     const noConstructor = 'contract Gov { event OrgAdded(string orgName); function addOrg(string o) public { emit OrgAdded(o); } }';
-    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, noConstructor, {}, 'Gov')))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'NO_CONSTRUCTOR' });
+    expect(await refusal(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, noConstructor, {}, 'Gov')))).toMatchObject({ code: 'GOVERNANCE_NO_CONSTRUCTOR' });
     const typeError = 'contract Gov { uint x; constructor() { x = "text"; } }';
-    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, typeError, {}, 'Gov')))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'COMPILE_ERROR' });
-    expect(await reason(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, AUTO_APPROVE, {}, 'Missing')))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'COMPILE_ERROR' });
+    expect(await refusal(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, typeError, {}, 'Gov')))).toMatchObject({ code: 'COMPILE_FAILED' });
+    expect(await refusal(call(f.nc, BLOCK.checkGenesis, privateGenesis(creator, AUTO_APPROVE, {}, 'Missing')))).toMatchObject({ code: 'COMPILE_FAILED' });
     const forged = { ...privateGenesis(creator), label: 'changed after hashing' };
-    expect(await reason(call(f.nc, BLOCK.checkGenesis, forged))).toMatchObject({ code: 'UNPROCESSABLE', reason: 'BAD_GENESIS', message: expect.stringContaining('not the hash') });
+    expect(await refusal(call(f.nc, BLOCK.checkGenesis, forged))).toMatchObject({ code: 'GENESIS_INVALID' });
   });
 });
 

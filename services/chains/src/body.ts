@@ -84,7 +84,7 @@ export function checkBody(v: unknown, at: string): CheckedBody {
   const vm = body.metadata?.VM;
   if (vm !== undefined && vm !== 'SolidVM' && vm !== 'EVM') throw invalid(f('metadata.VM'), 'must be "SolidVM" or "EVM"');
   // block 0 runs SolidVM only: an EVM governance contract could never start
-  if (vm === 'EVM') throw new PlatformError('UNPROCESSABLE', `${f('metadata.VM')}: governance contracts run on SolidVM on this platform; send metadata.VM "SolidVM"`, { field: f('metadata.VM') });
+  if (vm === 'EVM') throw new PlatformError('GOVERNANCE_VM_UNSUPPORTED', `${f('metadata.VM')}: governance contracts run on SolidVM on this platform; send metadata.VM "SolidVM"`, { field: f('metadata.VM') });
   const membersOnly = flag(body.metadata?.membersOnly, f('metadata.membersOnly'));
   const members = body.members ?? [];
   if (!Array.isArray(members)) throw invalid(f('members'), 'must be an array of members');

@@ -10,7 +10,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { BLOCK, SUBJECTS, call, encodeJson, type CreateChainsRequest, type SealedGenesis } from '@platform/bus';
-import { PlatformError, type Genesis, type Logger, type ProtocolParams } from '@platform/common';
+import { PlatformError, type ErrorCode, type Genesis, type Logger, type ProtocolParams } from '@platform/common';
 import { checkBody, genesisOf } from './body.js';
 import { inTransaction, type Db } from './db.js';
 import { chainExists, insertChain, visibleChainIds } from './store.js';
@@ -62,8 +62,9 @@ export async function createChains(deps: CreateDeps, request: CreateChainsReques
     try {
       ({ codeHash } = await call(deps.nc, BLOCK.checkGenesis, genesis, { ...options, timeoutMs: 30_000 }));
     } catch (err) {
-      if (err instanceof PlatformError && err.code === 'UNPROCESSABLE') {
-        throw new PlatformError('UNPROCESSABLE', single ? err.message : `[${i}]: ${err.message}`, { ...err.details, field: `${at}src` });
+      // a chain that could not start keeps the block service's code; the field says which item
+      if (err instanceof PlatformError && err.status === 422) {
+        throw new PlatformError(err.code as ErrorCode, single ? err.message : `[${i}]: ${err.message}`, { ...err.details, field: `${at}src` });
       }
       throw err;
     }

@@ -166,18 +166,18 @@ describe('creation', () => {
   test('refusals: the reason, and nothing created', async () => {
     const before = (await visible(alice)).length;
     expect(await refusal(call(nc, CHAINS.create, { ...keyless, chains: [body()] }))).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('POST /platform/v2.3/key') });
-    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { function f() public {} }' })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'NO_CONSTRUCTOR' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { function f() public {} }' })] }))).toMatchObject({ code: 'GOVERNANCE_NO_CONSTRUCTOR', details: { field: 'src' } });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { constructor() { require(false, "no"); } }' })] }))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      details: { reason: 'CONSTRUCTOR_FAILED' },
+      code: 'GOVERNANCE_CONSTRUCTOR_FAILED',
+      details: { field: 'src' },
     });
-    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { constructor() { uint x = "s"; } }' })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'COMPILE_ERROR' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { constructor() { uint x = "s"; } }' })] }))).toMatchObject({ code: 'COMPILE_FAILED', details: { field: 'src' } });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ parentChain: 'e'.repeat(64) })] }))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'parentChain' } });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ label: 7 })] }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'label' } });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body(), body({ members: [{ access: true }] })] }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: '[1].members[0].orgName' } });
-    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ metadata: { VM: 'EVM' } })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'metadata.VM' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ metadata: { VM: 'EVM' } })] }))).toMatchObject({ code: 'GOVERNANCE_VM_UNSUPPORTED', details: { field: 'metadata.VM' } });
     // a batch whose second chain cannot start creates neither
-    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body(), body({ contract: 'Missing' })] }))).toMatchObject({ code: 'UNPROCESSABLE', details: { field: '[1].src' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body(), body({ contract: 'Missing' })] }))).toMatchObject({ code: 'COMPILE_FAILED', details: { field: '[1].src' } });
     expect(await visible(alice)).toHaveLength(before);
   });
 });

@@ -85,7 +85,7 @@ export class Ledger {
     const [pending] = await call(this.nc, TX.submit, { username: user.username, organization: user.organization, chainId: chainId || null, transactions: [item] }, { requestId });
     const result = await this.follow(user, pending!, requestId);
     if (result.status !== 'Success') {
-      throw new PlatformError('UNPROCESSABLE', `the transaction failed: ${result.txResult?.message ?? 'no reason given'}`, { reason: 'TRANSACTION_FAILED', hash: result.hash });
+      throw new PlatformError('TRANSACTION_FAILED', `the transaction failed: ${result.txResult?.message ?? 'no reason given'}`, { hash: result.hash });
     }
     const created = (result.txResult?.contractsCreated ?? '').split(',').filter((a) => a !== '');
     const returned = result.data?.tag === 'Call' ? result.data.contents : [];

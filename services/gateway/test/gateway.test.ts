@@ -286,7 +286,7 @@ describe('gateway', () => {
     expect(ok.json()).toEqual([{ contractName: 'A', codeHash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     const bad = await compile([{ source: 'contract A { uint x = ; }', vm: 'SolidVM' }]);
     expect(bad.statusCode).toBe(422);
-    expect(bad.json().error).toMatchObject({ code: 'UNPROCESSABLE', details: { field: '[0].source', vm: 'SolidVM', errors: [expect.objectContaining({ severity: 'error' })] } });
+    expect(bad.json().error).toMatchObject({ code: 'COMPILE_FAILED', details: { field: '[0].source', vm: 'SolidVM', errors: [expect.objectContaining({ severity: 'error' })] } });
     for (const body of [[], {}, [{ vm: 'SolidVM' }], [{ source: 'x', vm: 'WASM' }]]) {
       const res = await compile(body);
       expect(res.statusCode).toBe(400);

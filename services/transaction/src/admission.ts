@@ -141,7 +141,7 @@ export async function submitRaw(deps: AdmissionDeps, request: SubmitRawRequest):
     const known = (await readResults(deps.pool, [tx.hash]))[0];
     if (known) return known;
     const expected = await nextNonce(deps.pool, tx.from, tx.chainId);
-    throw new PlatformError('UNPROCESSABLE', `nonce ${tx.nonce} is not the next nonce of ${tx.from}${chainText(tx.chainId)}: expected ${expected}`, {
+    throw new PlatformError('NONCE_MISMATCH', `nonce ${tx.nonce} is not the next nonce of ${tx.from}${chainText(tx.chainId)}: expected ${expected}`, {
       field: 'nonce',
       expected,
       got: tx.nonce,
@@ -328,6 +328,6 @@ async function replay(pool: Db, username: string, key: string, digest: string): 
 
 /** A key names one request: reusing it for another is a client bug worth saying. */
 function sameRequest(earlier: { digest: string; hashes: string[] }, digest: string): string[] {
-  if (earlier.digest !== digest) throw new PlatformError('CONFLICT', 'this Idempotency-Key was used for a different request; use a new key for a new request', { field: 'Idempotency-Key' });
+  if (earlier.digest !== digest) throw new PlatformError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for a different request; use a new key for a new request', { field: 'Idempotency-Key' });
   return earlier.hashes;
 }

@@ -20,7 +20,7 @@ export function upfront(draft: Pick<Draft, 'gasLimit' | 'gasPrice' | 'value'>): 
 }
 
 /**
- * Refuses (422 UNPROCESSABLE, `details.reason` INSUFFICIENT_BALANCE) when
+ * Refuses (422 INSUFFICIENT_BALANCE) when
  * the account's balance on a chain is below what the costliest of `drafts`
  * on that chain needs upfront. `fields` name the drafts in the request
  * (`txs[0]`; null for a raw transaction, which is the whole body). Each
@@ -48,9 +48,9 @@ async function requireChainFunds(nc: NatsConnection, from: string, chainId: stri
       ? `fund the account with the faucet (POST /bloc/v2.2/users/user/${from}/fill?resolve=true) or a transfer`
       : `fund the account on chain ${chainId} with a transfer on that chain (the faucet funds the main chain only)`;
   throw new PlatformError(
-    'UNPROCESSABLE',
+    'INSUFFICIENT_BALANCE',
     `account ${from} cannot pay for ${field ?? 'the transaction'}${chainId === '' ? '' : ` on chain ${chainId}`}: its balance is ${balance}, and the transaction needs ${required} upfront (gasLimit × gasPrice + value). ` +
       `Gas is enabled on this node: ${fund}, then send it again`,
-    { reason: 'INSUFFICIENT_BALANCE', ...(field ? { field } : {}), address: from, ...(chainId === '' ? {} : { chainId }), balance: balance.toString(), required: required.toString() },
+    { ...(field ? { field } : {}), address: from, ...(chainId === '' ? {} : { chainId }), balance: balance.toString(), required: required.toString() },
   );
 }

@@ -27,7 +27,7 @@ export function minGasPriceOf(protocol: ProtocolParams, where = 'the genesis'): 
 }
 
 /**
- * Refuses (422 UNPROCESSABLE, `details.reason` GAS_PRICE_TOO_LOW) the first
+ * Refuses (422 GAS_PRICE_TOO_LOW) the first
  * draft whose gas price is below its chain's minimum. `rules` are the chains'
  * protocol parameters (admission's chain check), `fields` name the drafts in
  * the request (`txs[0]`; null for a raw transaction, which is the whole body).
@@ -41,11 +41,10 @@ export function requireGasPrice(from: string, drafts: Draft[], rules: ReadonlyMa
     const field = fields[i];
     const chain = draft.chainId === '' ? '' : ` on chain ${draft.chainId}`;
     throw new PlatformError(
-      'UNPROCESSABLE',
+      'GAS_PRICE_TOO_LOW',
       `${field ?? 'the transaction'} from ${from}${chain} has gasPrice ${draft.gasPrice}, below the chain's minimum gas price ${minimum}. ` +
         `Gas is enabled on this node: every transaction pays for its gas, so send it with gasPrice ${minimum} or more (txParams.gasPrice; the default is 1), from an account funded to pay for it`,
       {
-        reason: 'GAS_PRICE_TOO_LOW',
         field: field ?? 'gasPrice',
         address: from,
         ...(draft.chainId === '' ? {} : { chainId: draft.chainId }),

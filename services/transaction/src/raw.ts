@@ -70,7 +70,7 @@ function checkArgs(args: string): void {
     else if (text.startsWith('{') || text.startsWith('[')) JSON.parse(text);
     else throw new Error('neither (a,b) nor JSON');
   } catch {
-    throw new PlatformError('UNPROCESSABLE', 'metadata.args does not parse: give the arguments as a comma-separated list in parentheses, e.g. (1,"x"), or as JSON', {
+    throw new PlatformError('ARGS_UNPARSABLE', 'metadata.args does not parse: give the arguments as a comma-separated list in parentheses, e.g. (1,"x"), or as JSON', {
       field: 'metadata.args',
     });
   }
@@ -104,9 +104,9 @@ function recoverSigner(
   }
   if (claimed === null) throw invalid('r', 'and s, v are not a valid signature: no public key recovers from them');
   if (requireSignedMetadata && ids.some((id) => recover('platform', id) === claimed)) {
-    throw new PlatformError('UNPROCESSABLE', 'this node requires the signature to cover the metadata (RAW_TX_REQUIRE_SIGNED_METADATA): sign the list with the sorted [key, value] pairs of metadata appended', {
+    throw new PlatformError('METADATA_UNSIGNED', 'this node requires the signature to cover the metadata (RAW_TX_REQUIRE_SIGNED_METADATA): sign the list with the sorted [key, value] pairs of metadata appended', {
       field: 'metadata',
     });
   }
-  throw new PlatformError('UNPROCESSABLE', `the signature was not made by address ${claimed} over this transaction in any accepted form (${forms.join(', ')})`, { field: 'address' });
+  throw new PlatformError('SIGNER_MISMATCH', `the signature was not made by address ${claimed} over this transaction in any accepted form (${forms.join(', ')})`, { field: 'address' });
 }

@@ -188,7 +188,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     expect(concurrent[1]).toEqual(concurrent[0]);
     expect(later.map((r) => r.hash)).toEqual(concurrent[0].map((r) => r.hash));
     expect(await f.sql(svc.databaseUrl, 'SELECT count(*)::int AS n FROM tx.transactions WHERE sender = $1', [address])).toEqual([{ n: 2 }]);
-    expect(await refusal(call(f.nc, TX.submit, { ...body, transactions: [callSet(3)] }))).toMatchObject({ code: 'CONFLICT', status: 409 });
+    expect(await refusal(call(f.nc, TX.submit, { ...body, transactions: [callSet(3)] }))).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', status: 409 });
     // the same key of another user is another key
     await f.user('heidi');
     const other = await call(f.nc, TX.submit, { ...body, username: 'heidi' });

@@ -44,7 +44,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
   test('an unfunded user is refused (422) naming the account and the faucet; nothing is admitted, no nonce is used', async () => {
     const address = await f.user('poor');
     const err = await refusal(call(f.nc, TX.submit, { username: 'poor', organization: null, chainId: null, transactions: [upload] }));
-    expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { reason: 'INSUFFICIENT_BALANCE', field: 'txs[0]', address, balance: '0', required: DEFAULT_UPFRONT.toString() } });
+    expect(err).toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 422, details: { field: 'txs[0]', address, balance: '0', required: DEFAULT_UPFRONT.toString() } });
     expect(err.message).toContain(`account ${address} cannot pay for txs[0]`);
     expect(err.message).toContain(`/bloc/v2.2/users/user/${address}/fill`);
     expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address })).toMatchObject({ nextNonce: 0 });
@@ -61,7 +61,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     balances.set(address, DEFAULT_UPFRONT);
     const onChain = { ...upload, payload: { ...upload.payload, chainid: chain } } as SubmitItem;
     const err = await refusal(call(f.nc, TX.submit, { username: 'twochains', organization: null, chainId: null, transactions: [upload, onChain] }));
-    expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'INSUFFICIENT_BALANCE', field: 'txs[1]', chainId: chain, balance: '0' } });
+    expect(err).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { field: 'txs[1]', chainId: chain, balance: '0' } });
     expect(err.message).toContain(`on chain ${chain}`);
     expect(err.message).toContain('the faucet funds the main chain only');
     balances.set(`${chain}:${address}`, DEFAULT_UPFRONT);
@@ -75,7 +75,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     const err = await refusal(
       call(f.nc, TX.submit, { username: 'some', organization: null, chainId: null, txParams: { gasLimit: 21_000, gasPrice: 2 }, transactions: [transfer('1'), transfer((10n ** 18n).toString())] }),
     );
-    expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'txs[1]', required: (10n ** 18n + 42_000n).toString(), balance: (10n ** 18n).toString() } });
+    expect(err).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { field: 'txs[1]', required: (10n ** 18n + 42_000n).toString(), balance: (10n ** 18n).toString() } });
     const ok = await call(f.nc, TX.submit, { username: 'some', organization: null, chainId: null, txParams: { gasLimit: 21_000, gasPrice: 2 }, transactions: [transfer('1'), transfer((10n ** 18n - 42_000n).toString())] });
     expect(ok.map((r) => r.status)).toEqual(['Pending', 'Pending']);
   });
@@ -88,7 +88,7 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     const body = { nonce: 0, gasPrice: 1, gasLimit: 100_000, value: 0, to: null, initOrData: fields.initOrData, metadata: fields.metadata, r: sig.r, s: sig.s, v: sig.v };
     const raw = () => call(f.nc, TX.submitRaw, { username: 'raw-user', organization: null, chainId: null, transaction: body });
     const err = await refusal(raw());
-    expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { reason: 'INSUFFICIENT_BALANCE', address, required: '100000' } });
+    expect(err).toMatchObject({ code: 'INSUFFICIENT_BALANCE', details: { address, required: '100000' } });
     expect(err.message).toContain(`account ${address} cannot pay for the transaction`);
 
     balances.set(address, 100_000n);
@@ -104,23 +104,23 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     balances.set(address, 10n ** 24n);
     const free = { username: 'free-rider', organization: null, chainId: null, txParams: { gasPrice: 0 }, transactions: [upload] };
     const err = await refusal(call(f.nc, TX.submit, free));
-    expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { reason: 'GAS_PRICE_TOO_LOW', field: 'txs[0]', address, gasPrice: '0', minGasPrice: '1' } });
+    expect(err).toMatchObject({ code: 'GAS_PRICE_TOO_LOW', status: 422, details: { field: 'txs[0]', address, gasPrice: '0', minGasPrice: '1' } });
     expect(err.message).toContain('below the chain\'s minimum gas price 1');
     expect(await call(f.nc, TX.nonce, { username: 'tester', organization: null, address })).toMatchObject({ nextNonce: 0 });
     // an item's own txParams counts
     const itemFree = { ...upload, payload: { ...upload.payload, txParams: { gasPrice: 0 } } } as SubmitItem;
-    expect(await refusal(call(f.nc, TX.submit, { ...free, txParams: undefined, transactions: [upload, itemFree] }))).toMatchObject({ details: { reason: 'GAS_PRICE_TOO_LOW', field: 'txs[1]' } });
+    expect(await refusal(call(f.nc, TX.submit, { ...free, txParams: undefined, transactions: [upload, itemFree] }))).toMatchObject({ code: 'GAS_PRICE_TOO_LOW', details: { field: 'txs[1]' } });
 
     // a private chain whose genesis sets a higher minimum
     const chain = '9d'.repeat(32);
     f.chains.protocols.set(chain, { stepLimit: 10_000_000, gasTableVersion: 1, minGasPrice: '5' });
     balances.set(`${chain}:${address}`, 10n ** 24n);
-    expect(await refusal(call(f.nc, TX.submit, { ...free, chainId: chain, txParams: { gasPrice: 4 } }))).toMatchObject({ details: { reason: 'GAS_PRICE_TOO_LOW', chainId: chain, gasPrice: '4', minGasPrice: '5' } });
+    expect(await refusal(call(f.nc, TX.submit, { ...free, chainId: chain, txParams: { gasPrice: 4 } }))).toMatchObject({ code: 'GAS_PRICE_TOO_LOW', details: { chainId: chain, gasPrice: '4', minGasPrice: '5' } });
     expect((await call(f.nc, TX.submit, { ...free, chainId: chain, txParams: { gasPrice: 5 } }))[0].status).toBe('Pending');
     // a genesis without the field (a chain created before it existed): the default
     const older = '9e'.repeat(32);
     f.chains.protocols.set(older, { stepLimit: 10_000_000, gasTableVersion: 1 });
-    expect(await refusal(call(f.nc, TX.submit, { ...free, chainId: older }))).toMatchObject({ details: { reason: 'GAS_PRICE_TOO_LOW', minGasPrice: '1' } });
+    expect(await refusal(call(f.nc, TX.submit, { ...free, chainId: older }))).toMatchObject({ code: 'GAS_PRICE_TOO_LOW', details: { minGasPrice: '1' } });
 
     // raw: the signed gasPrice, field gasPrice
     const wallet = Wallet.createRandom();
@@ -128,8 +128,8 @@ describe('transaction - gas enabled: accounts that cannot pay', () => {
     const sig = wallet.signingKey.sign(ethersSigningHash(fields));
     const body = { nonce: 0, gasPrice: 0, gasLimit: 100_000, value: 0, to: null, initOrData: fields.initOrData, metadata: fields.metadata, r: sig.r, s: sig.s, v: sig.v };
     expect(await refusal(call(f.nc, TX.submitRaw, { username: 'raw-user', organization: null, chainId: null, transaction: body }))).toMatchObject({
-      code: 'UNPROCESSABLE',
-      details: { reason: 'GAS_PRICE_TOO_LOW', field: 'gasPrice', address: wallet.address.toLowerCase().slice(2), gasPrice: '0', minGasPrice: '1' },
+      code: 'GAS_PRICE_TOO_LOW',
+      details: { field: 'gasPrice', address: wallet.address.toLowerCase().slice(2), gasPrice: '0', minGasPrice: '1' },
     });
   });
 

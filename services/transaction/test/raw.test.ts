@@ -78,7 +78,7 @@ describe('transaction - raw transactions', () => {
     const wallet = Wallet.createRandom();
     await call(f.nc, TX.submitRaw, request(signed(wallet, creation(0))));
     const err = await refusal(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(5)))));
-    expect(err).toMatchObject({ code: 'UNPROCESSABLE', status: 422, details: { field: 'nonce', expected: 1, got: 5 } });
+    expect(err).toMatchObject({ code: 'NONCE_MISMATCH', status: 422, details: { field: 'nonce', expected: 1, got: 5 } });
     expect(err.message).toMatch(/expected 1/);
     expect(await refusal(call(f.nc, TX.submitRaw, request(signed(wallet, callInc(0)))))).toMatchObject({ details: { expected: 1 } });
     await call(f.nc, TX.submitRaw, request(signed(wallet, callInc(1))));
@@ -160,7 +160,7 @@ describe('transaction - raw transactions', () => {
 
     const other = Wallet.createRandom();
     const err = await refusal(call(f.nc, TX.submitRaw, request({ ...signed(other, creation(0)), address: wallet.address })));
-    expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'address' } });
+    expect(err).toMatchObject({ code: 'SIGNER_MISMATCH', details: { field: 'address' } });
   });
 
   test('a high-s signature is refused, naming s', async () => {
@@ -198,7 +198,7 @@ describe('transaction - raw transactions', () => {
     const creationWithoutName = signed(wallet, creation(0, { VM: 'SolidVM' }));
     expect(await refusal(call(f.nc, TX.submitRaw, request(creationWithoutName)))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'metadata.name' } });
     const badArgs = signed(wallet, callInc(0, { VM: 'SolidVM', funcName: 'inc', args: '(1,' }));
-    expect(await refusal(call(f.nc, TX.submitRaw, request(badArgs)))).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'metadata.args' } });
+    expect(await refusal(call(f.nc, TX.submitRaw, request(badArgs)))).toMatchObject({ code: 'ARGS_UNPARSABLE', details: { field: 'metadata.args' } });
     const chain = '77'.repeat(32);
     const onChain = signed(wallet, { ...callInc(0), chainId: chain });
     expect(await refusal(call(f.nc, TX.submitRaw, request(onChain, { chainId: '66'.repeat(32) })))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'chainId' } });
@@ -233,7 +233,7 @@ describe('transaction - raw transactions', () => {
     try {
       const wallet = Wallet.createRandom();
       const err = await refusal(call(f.nc, TX.submitRaw, request(signed(wallet, creation(0), { withAddress: true }))));
-      expect(err).toMatchObject({ code: 'UNPROCESSABLE', details: { field: 'metadata' } });
+      expect(err).toMatchObject({ code: 'METADATA_UNSIGNED', details: { field: 'metadata' } });
       expect(err.message).toMatch(/RAW_TX_REQUIRE_SIGNED_METADATA/);
       // with one accepted form, nothing is guessed: address is not needed
       const ok = await call(f.nc, TX.submitRaw, request(signed(wallet, creation(0), { form: 'metadata' })));

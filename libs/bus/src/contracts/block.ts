@@ -86,16 +86,16 @@ export const BLOCK = {
   /**
    * Compiles each item; answers `{contractName, codeHash}` for each contract,
    * items in request order. VALIDATION_FAILED (400) for a malformed item
-   * (`details.field` = `[i].source`, …); UNPROCESSABLE (422) for source that
+   * (`details.field` = `[i].source`, …); COMPILE_FAILED (422) for source that
    * does not compile or lacks the named contract, with the compiler's
    * messages in `details.errors`.
    */
   compile: defineEndpoint<CompileItem[], CompiledRecord[]>(SERVICE_NAMES.block, 'compile', SUBJECTS.blockService.compile),
   /**
    * Runs a private chain's genesis on an empty state, as block 0 will: the
-   * governance contract's code hash, or UNPROCESSABLE (422) saying why the
-   * chain cannot start (`details.reason`: `COMPILE_ERROR`, `NO_CONSTRUCTOR`,
-   * `CONSTRUCTOR_FAILED`, `BAD_GENESIS`).
+   * governance contract's code hash, or a 422 whose code says why the chain
+   * cannot start: COMPILE_FAILED, GOVERNANCE_NO_CONSTRUCTOR,
+   * GOVERNANCE_CONSTRUCTOR_FAILED, GENESIS_INVALID.
    */
   checkGenesis: defineEndpoint<Genesis, { codeHash: string }>(SERVICE_NAMES.block, 'genesis-check', SUBJECTS.blockService.checkGenesis),
   /**

@@ -96,8 +96,9 @@ export const CHAINS = {
    * the block service, publishes the geneses and answers their IDs in order.
    * VALIDATION_FAILED naming the field (`[i].label`, …); FORBIDDEN when the
    * creator has no key in the vault; NOT_FOUND for an unknown `parentChain`;
-   * UNPROCESSABLE when the governance contract does not compile, fails in its
-   * constructor or has none.
+   * COMPILE_FAILED, GOVERNANCE_CONSTRUCTOR_FAILED or GOVERNANCE_NO_CONSTRUCTOR
+   * when the governance contract does not compile, fails in its constructor
+   * or has none; GOVERNANCE_VM_UNSUPPORTED for an EVM one.
    */
   create: defineEndpoint<CreateChainsRequest, ChainId[]>(SERVICE_NAMES.chains, 'create', CHAINS_SUBJECTS.create),
   /** chain records the user may see, ordered by creation; BAD_HEX/VALIDATION_FAILED for a malformed ID or page */

@@ -85,8 +85,8 @@ export const IDENTITY = {
   status: defineEndpoint<IdentityRequest, IdentityRecord>(SERVICE_NAMES.block, 'identity', IDENTITY_SUBJECTS.status),
   /**
    * A certificate signed by the node's CA. VALIDATION_FAILED naming the
-   * field (`subject.commonName`, `pubKey`, …) or UNPROCESSABLE (a key that is
-   * not secp256k1); USER_NOT_FOUND for a user without a key.
+   * field (`subject.commonName`, `subject.pubKey` — also a key that is not
+   * secp256k1, …); USER_NOT_FOUND for a user without a key.
    */
   issue: defineEndpoint<IssueRequest, IssuedCertificate>(SERVICE_NAMES.vault, 'cert-issue', IDENTITY_SUBJECTS.issue),
   /** the node CA's certificate, PEM */

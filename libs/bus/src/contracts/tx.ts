@@ -150,7 +150,7 @@ export interface TxDoneNotice {
 export const TX = {
   /** vault-signed transactions → the Pending results in request order. USER_NOT_FOUND, NONCE_LIMIT, VALIDATION_FAILED, BAD_HEX, CONFLICT (key reused for another request) */
   submit: defineEndpoint<SubmitRequest, TxResult[]>(SERVICE_NAMES.tx, 'submit', SUBJECTS.tx.submit),
-  /** one self-signed transaction → its Pending result (data null). VALIDATION_FAILED/BAD_HEX name the field; UNPROCESSABLE for a wrong nonce (details.expected) or signer; NONCE_LIMIT */
+  /** one self-signed transaction → its Pending result (data null). VALIDATION_FAILED/BAD_HEX name the field; NONCE_MISMATCH (details.expected), SIGNER_MISMATCH, METADATA_UNSIGNED, ARGS_UNPARSABLE, GAS_PRICE_TOO_LOW, INSUFFICIENT_BALANCE, NONCE_LIMIT */
   submitRaw: defineEndpoint<SubmitRawRequest, TxResult>(SERVICE_NAMES.tx, 'submit-raw', 'tx.submit.raw'),
   /** results in the order asked, as the user may see them; NOT_FOUND (404) with details.unknown when any hash is unknown (or hidden from the user); VALIDATION_FAILED without a username */
   results: defineEndpoint<ResultsRequest, TxResult[]>(SERVICE_NAMES.tx, 'results', 'tx.results'),

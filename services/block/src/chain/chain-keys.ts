@@ -140,14 +140,14 @@ export class ChainKeys {
     return current;
   }
 
-  /** A chain's genesis, opened and checked against its ID; NOT_FOUND when this node holds no key for it, UNPROCESSABLE when it is not the chain's. */
+  /** A chain's genesis, opened and checked against its ID; NOT_FOUND when this node holds no key for it, GENESIS_INVALID when it is not the chain's. */
   async genesisOf(chainId: string): Promise<Genesis> {
     const key = (await this.requestedRing(chainId))?.keys.get(0);
     const sealedGenesis = key ? await this.sealedGenesis(chainId) : null;
     if (!key || !sealedGenesis) throw notOurs(chainId);
     const genesis = decodeJson<Genesis>(open(key, Buffer.from(sealedGenesis.sealed, 'base64'), SUBJECTS.chains.genesis(chainId)));
     if (genesis?.chainId !== chainId || privateChainId(genesis) !== chainId) {
-      throw new PlatformError('UNPROCESSABLE', `the genesis sealed for chain ${chainId} is not that chain's: its ID is not the hash of its genesis`, { chainId, reason: 'BAD_GENESIS' });
+      throw new PlatformError('GENESIS_INVALID', `the genesis sealed for chain ${chainId} is not that chain's: its ID is not the hash of its genesis`, { chainId });
     }
     return genesis;
   }

@@ -13,8 +13,10 @@ export function privateChainId(genesis: Genesis): string {
   return keccak256Hex(chainGenesisText(genesis));
 }
 
-function refuse(reason: string, message: string): PlatformError {
-  return new PlatformError('UNPROCESSABLE', message, { reason });
+type GenesisRefusal = 'GENESIS_INVALID' | 'COMPILE_FAILED' | 'GOVERNANCE_NO_CONSTRUCTOR' | 'GOVERNANCE_CONSTRUCTOR_FAILED';
+
+function refuse(code: GenesisRefusal, message: string): PlatformError {
+  return new PlatformError(code, message);
 }
 
 /** Why this genesis is not a private chain's a block service can start, or null. */
@@ -33,27 +35,27 @@ export function privateGenesisError(genesis: Genesis): string | null {
 
 /**
  * Runs the genesis on an empty state, as block 0 does. Answers the
- * governance contract's code hash, or throws UNPROCESSABLE with the reason.
+ * governance contract's code hash, or throws the code of the reason (GENESIS_INVALID, COMPILE_FAILED, GOVERNANCE_*).
  */
 export function checkPrivateGenesis(genesis: Genesis): { codeHash: string } {
   const shape = privateGenesisError(genesis);
-  if (shape) throw refuse('BAD_GENESIS', `the chain's genesis is not valid: ${shape}`);
+  if (shape) throw refuse('GENESIS_INVALID', `the chain's genesis is not valid: ${shape}`);
   const governance = genesis.contracts[0];
-  if (governance.vm !== 'SolidVM') throw refuse('BAD_GENESIS', 'the governance contract must be a SolidVM contract (metadata.VM "SolidVM")');
+  if (governance.vm !== 'SolidVM') throw refuse('GENESIS_INVALID', 'the governance contract must be a SolidVM contract (metadata.VM "SolidVM")');
   let constructorFound: boolean;
   try {
     constructorFound = xabiOf(compile(governance.src), governance.name).constr !== null;
   } catch (err) {
-    if (err instanceof SolidVMCompileError) throw refuse('COMPILE_ERROR', `the governance contract ${governance.name} does not compile: ${err.message}`);
+    if (err instanceof SolidVMCompileError) throw refuse('COMPILE_FAILED', `the governance contract ${governance.name} does not compile: ${err.message}`);
     throw err;
   }
   // the spec: a governance contract without an explicit constructor is refused
-  if (!constructorFound) throw refuse('NO_CONSTRUCTOR', `the governance contract ${governance.name} has no explicit constructor: declare one (constructor() {} will do)`);
+  if (!constructorFound) throw refuse('GOVERNANCE_NO_CONSTRUCTOR', `the governance contract ${governance.name} has no explicit constructor: declare one (constructor() {} will do)`);
   let receipts;
   try {
     receipts = applyGenesisState(new MemoryWorldState(genesis.chainId), genesis);
   } catch (err) {
-    throw refuse('CONSTRUCTOR_FAILED', `the governance contract's constructor failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw refuse('GOVERNANCE_CONSTRUCTOR_FAILED', `the governance contract's constructor failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   const created = receipts[0]?.contractsCreated.find((c) => c.address === GOVERNANCE_ADDRESS);
   return { codeHash: created?.codeHash ?? '' };

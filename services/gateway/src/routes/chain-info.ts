@@ -112,7 +112,7 @@ export function chainInfoRoutes(app: FastifyInstance, nc: NatsConnection): void 
         tags: ['contracts'],
         summary: 'Compiles contracts and answers their code hashes',
         description:
-          "Each item is compiled for its `vm` (`EVM` by default, with solc; or `SolidVM`); the answer lists `{contractName, codeHash}` for the named contract, or for every contract of the source, items in request order. Source that does not compile, or lacks the named contract, is 422 `UNPROCESSABLE` with the compiler's messages in `error.details.errors`.",
+          "Each item is compiled for its `vm` (`EVM` by default, with solc; or `SolidVM`); the answer lists `{contractName, codeHash}` for the named contract, or for every contract of the source, items in request order. Source that does not compile, or lacks the named contract, is 422 `COMPILE_FAILED` with the compiler's messages in `error.details.errors`.",
         body: compileBody,
         response: { 200: { type: 'array', items: compiledSchema }, 400: errorResponse, 401: errorResponse, 422: errorResponse },
       },

@@ -101,8 +101,8 @@ async function enrol(deps: KeyRouteDeps, principal: Principal, key: KeyRecord, r
   // a concurrent POST key of the same user may have enrolled it first
   if (await isEnrolled(nc, key.address, requestId)) return;
   throw new PlatformError(
-    'UNPROCESSABLE',
+    'ENROLMENT_FAILED',
     `the key of ${principal.username} exists, but registering its certificate failed: ${result.txResult?.message ?? result.status}. POST /platform/v2.3/key again to retry the enrolment`,
-    { reason: 'ENROLMENT_FAILED', address: key.address, hash: result.hash },
+    { address: key.address, hash: result.hash },
   );
 }

@@ -71,7 +71,7 @@ export function x509Routes(app: FastifyInstance, deps: X509RouteDeps): void {
       if (parentCertificate !== undefined) {
         const ca = await call(deps.nc, IDENTITY.ca, {}, { requestId: request.id });
         if (canonical(parentCertificate) !== canonical(ca.certificate)) {
-          throw new PlatformError('UNPROCESSABLE', "this node issues certificates only under its own CA: parentCertificate must be the node CA's certificate, or absent", { field: 'parentCertificate' });
+          throw new PlatformError('PARENT_CERTIFICATE_FOREIGN', "this node issues certificates only under its own CA: parentCertificate must be the node CA's certificate, or absent", { field: 'parentCertificate' });
         }
       }
       const issued = await call(
