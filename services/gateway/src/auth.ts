@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PlatformError } from '@platform/common';
 import type { Principal, TokenVerifier } from '@platform/auth';
+import { documentCommonStatuses } from './statuses.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,8 +11,9 @@ declare module 'fastify' {
   }
 }
 
-/** Adds the token check to every route registered in `app`'s scope. */
+/** Adds the token check to every route registered in `app`'s scope; their documents list its 401 with the other statuses every route answers. */
 export function requireToken(app: FastifyInstance, verifier: TokenVerifier, options: { allowNoExp: boolean }): void {
+  documentCommonStatuses(app);
   app.addHook('onRequest', async (request) => {
     request.principal = await verifier.verify(request.headers.authorization, { allowNoExp: options.allowNoExp });
   });

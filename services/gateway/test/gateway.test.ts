@@ -223,6 +223,17 @@ describe('gateway', () => {
     expect(doc.paths).not.toHaveProperty('/ready');
   });
 
+  test('every documented route lists 401, 500 and 503, and one taking a body 400, 413 and 415, beside its own statuses', async () => {
+    const doc = (await send(base, { method: 'GET', url: '/openapi.json' })).json();
+    const operations = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ at: `${method} ${path}`, method, statuses: Object.keys(op.responses) })));
+    expect(operations.length).toBeGreaterThan(10);
+    for (const { at, method, statuses } of operations) {
+      expect([at, statuses]).toEqual([at, expect.arrayContaining(['401', '500', '503', ...(method === 'post' ? ['400', '413', '415'] : [])])]);
+    }
+    expect(doc.paths['/platform/v2.3/transaction'].post.responses).toHaveProperty('409');
+    expect(doc.paths['/cirrus/search/{table}'].get.responses).toHaveProperty('206');
+  });
+
   test('/ready reports each dependency', async () => {
     const res = await send(base, { method: 'GET', url: '/ready' });
     expect(res.statusCode).toBe(200);

@@ -8,6 +8,7 @@ import { PlatformError } from '@platform/common';
 import { principalOf } from '../auth.js';
 
 const errorResponse = { $ref: 'ErrorBody#' } as const;
+const rows = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
 
 export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
   app.get<{ Params: { table: string } }>(
@@ -19,7 +20,7 @@ export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
         description:
           'PostgREST query parameters: `select`, filters (`eq neq lt lte gt gte like ilike in is`, `not.`), `or=(…)`/`and=(…)`, `order`, `limit`, `offset`; `Prefer: count=exact` answers the total in `Content-Range`. A bare contract name several tables have is 409 listing their full names.',
         params: { type: 'object', properties: { table: { type: 'string' } } },
-        response: { 200: { type: 'array', items: { type: 'object', additionalProperties: true } }, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 416: errorResponse },
+        response: { 200: rows, 206: { ...rows, description: 'a part of the rows (`limit`/`offset` with `Prefer: count=exact`), `Content-Range` saying which' }, 400: errorResponse, 401: errorResponse, 404: errorResponse, 409: errorResponse, 416: errorResponse },
       },
       // the rows arrive as JSON text with every digit of every number: sent as they are
       serializerCompiler: () => (data) => (typeof data === 'string' ? data : JSON.stringify(data)),

@@ -68,10 +68,11 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
       schema: {
         tags: ['transactions'],
         summary: 'Sends transactions signed by the vault with the user\'s key',
-        description: 'Each item is `CONTRACT` (upload), `FUNCTION` (call) or `TRANSFER`; results come back in request order. An `Idempotency-Key` header makes a retry answer the first attempt\'s hashes.',
+        description:
+          'Each item is `CONTRACT` (upload), `FUNCTION` (call) or `TRANSFER`; results come back in request order. An `Idempotency-Key` header makes a retry answer the first attempt\'s hashes (409 `IDEMPOTENCY_KEY_REUSED` for another request). 403 `IDENTITY_REQUIRED` for an account without a registered certificate where the node asks for one; 404 for a chain the user cannot see.',
         querystring: transactionQuerySchema,
         body: transactionBodySchema,
-        response: { 200: { type: 'array', items: txResult }, 400: errorResponse, 401: errorResponse, 422: errorResponse, 504: errorResponse },
+        response: { 200: { type: 'array', items: txResult }, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 504: errorResponse },
       },
     },
     async (request) => {
@@ -95,10 +96,11 @@ export function transactionRoutes(app: FastifyInstance, deps: TransactionRouteDe
   const rawSchema = {
     tags: ['transactions'],
     summary: 'Sends one transaction signed by the caller',
-    description: 'The signed fields, `r`, `s` and `v` (or `address`), and optional `metadata` (the conventions, "Raw transactions: the signed bytes", docs/conventions.md in the repository). Answers one result object.',
+    description:
+      'The signed fields, `r`, `s` and `v` (or `address`), and optional `metadata` (the conventions, "Raw transactions: the signed bytes", docs/conventions.md in the repository). Answers one result object. 403, 404 and 409 as for vault-signed transactions.',
     querystring: transactionQuerySchema,
     body: rawTransactionBodySchema,
-    response: { 200: txResult, 400: errorResponse, 401: errorResponse, 422: errorResponse, 504: errorResponse },
+    response: { 200: txResult, 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 409: errorResponse, 422: errorResponse, 504: errorResponse },
   };
   app.post('/platform/v2.3/transaction/raw', { schema: rawSchema }, rawHandler);
   app.post('/bloc/v2.2/transaction/raw', { schema: { ...rawSchema, summary: `${rawSchema.summary} (v2.2 path)` } }, rawHandler);
