@@ -19,6 +19,7 @@ import { startTransactionService } from '@platform/transaction';
 import { buildGateway } from '../src/index.js';
 import { effectiveBodyLimit } from '../src/app.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from '../src/body.js';
+import { restDocsDiffer } from './rest-doc.js';
 
 const BODY_LIMIT = 4096;
 /** how long a body may take after its headers here (60 s in a node) */
@@ -232,6 +233,11 @@ describe('gateway', () => {
     }
     expect(doc.paths['/platform/v2.3/transaction'].post.responses).toHaveProperty('409');
     expect(doc.paths['/cirrus/search/{table}'].get.responses).toHaveProperty('206');
+  });
+
+  test('docs/openapi.json and docs/rest.md are the document the gateway serves', async () => {
+    const doc = (await send(base, { method: 'GET', url: '/openapi.json' })).json();
+    expect(restDocsDiffer(doc)).toEqual([]);
   });
 
   test('/ready reports each dependency', async () => {
