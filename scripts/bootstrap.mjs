@@ -2,8 +2,16 @@
 // Entry point of every npm script: it needs nothing but Node.js. It installs the
 // workspace's dependencies with the pinned pnpm when they are missing or stale,
 // then runs the TypeScript script of the command through tsx.
+//
+// `npm install` cannot install a pnpm workspace (its `workspace:` versions),
+// and fails only after fetching manifests, with `Unsupported URL Type`; no
+// npm hook runs before that. The one entry of package.json's "overrides" is
+// what npm reads first when it builds the tree (not for `npm run`, and pnpm
+// does not read it): a key that names no package, which npm refuses at once,
+// printing the key — the line saying to run `npm start` or pnpm instead.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,8 +37,9 @@ function ensureDependencies() {
   const stale = mtime(marker) === 0 || mtime(join(root, 'pnpm-lock.yaml')) > mtime(marker);
   if (!stale) return;
   console.error(`installing dependencies with ${PNPM} …`);
-  const args = ['--yes', PNPM, 'install', '--frozen-lockfile', '--reporter=append-only'];
-  const result = spawnSync('npx', args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const args = ['--yes', PNPM, '--dir', root, 'install', '--frozen-lockfile', '--reporter=append-only'];
+  // npx runs outside the workspace: inside, it would read the workspace's package.json as npm does, and stop at its "overrides"
+  const result = spawnSync('npx', args, { cwd: tmpdir(), stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) {
     console.error(`dependency installation failed (npx ${args.join(' ')}): fix the error above and run the command again`);
     process.exit(result.status ?? 1);
