@@ -1,15 +1,18 @@
 // `npm test`: type-check, lint, a check for import cycles, then every jest test
 // (unit, integration against real NATS and PostgreSQL, end to end). Ends with
-// the line `N passed, N failed`, where each of the three checks counts as one.
+// the line `N passed, N failed`, where each of the three checks counts as one,
+// and so does a status some test saw a route answer that /openapi.json leaves
+// out (in any lane).
 // `npm run test:unit` / `npm run test:e2e` (`--lane=unit|corpus|integration|e2e`): the
 // jest tests of one lane only (scripts/test-lanes.ts says which file is in
 // which), no type-check or lint. Arguments that are not options narrow a lane
 // to the files whose path contains one of them; the others go to jest.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LANES, laneFiles, type Lane } from './test-lanes.js';
+import { STATUS_DIR_ENV, STATUS_VERDICT_ENV } from '../test-e2e/src/statuses.js';
 
 const root = join(import.meta.dirname, '..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
@@ -59,10 +62,14 @@ if (jestArgs.length === 0 && !lane) {
 console.log('\n== jest');
 const out = mkdtempSync(join(tmpdir(), 'platform-jest-'));
 const report = join(out, 'report.json');
+// the statuses the tests see a gateway answer, checked against /openapi.json by jest's global teardown (test-e2e/src/statuses.ts)
+const statuses = join(out, 'statuses');
+mkdirSync(statuses);
+const verdict = join(out, 'undocumented-statuses.txt');
 const jest = spawnSync(
   process.execPath,
   ['--experimental-vm-modules', '--no-warnings', join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--json', `--outputFile=${report}`, ...jestArgs],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, FORCE_COLOR: process.env.CI ? '0' : process.env.FORCE_COLOR, [STATUS_DIR_ENV]: statuses, [STATUS_VERDICT_ENV]: verdict } },
 );
 try {
   const summary = JSON.parse(readFileSync(report, 'utf8'));
@@ -72,6 +79,10 @@ try {
   failed += summary.testResults.filter((r: any) => r.status === 'failed' && !r.assertionResults.some((a: any) => a.status === 'failed')).length;
 } catch {
   console.error(`jest wrote no report (exit ${jest.status}): counting the run as one failure`);
+  failed++;
+}
+if (existsSync(verdict)) {
+  console.error(`\n== documented statuses: FAILED\n${readFileSync(verdict, 'utf8')}`);
   failed++;
 }
 rmSync(out, { recursive: true, force: true });
