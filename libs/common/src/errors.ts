@@ -62,7 +62,7 @@ export const ERROR_DOMAINS = {
   },
   data: {
     NOT_FOUND: { status: 404, summary: 'no such resource (a hash, a contract table, a chain), or one the user may not see' },
-    CONFLICT: { status: 409, summary: 'the request conflicts with the current state (a bare contract name several tables have, a file key taken)', hint: 'details.tables lists the full table names' },
+    CONFLICT: { status: 409, summary: 'the request conflicts with the current state (a bare contract name several tables have, a file key taken)', hint: 'a bare contract name: use one of the full names in details.tables; a file key: upload again' },
     BAD_QUERY: { status: 400, summary: 'the query string does not parse, or names an unknown column' },
     RANGE_NOT_SATISFIABLE: { status: 416, summary: 'the requested offset is past the last row', hint: 'Content-Range: */<total> says how many rows there are' },
   },
