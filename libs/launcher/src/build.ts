@@ -15,10 +15,13 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, stop, type Plugin } from 'esbuild';
 
 /** where built entries go, under the repository's root */
 export const BUILD_DIR = '.build';
+
+/** builds in flight in this process */
+let building = 0;
 
 interface Stamp {
   /** each input file and what it was when the bundle was built */
@@ -35,6 +38,7 @@ export async function builtEntry(root: string, entry: string): Promise<string> {
   if (isFresh(out)) return out;
   mkdirSync(dirname(out), { recursive: true });
   const temporary = `${out}.${process.pid}.${Date.now()}.tmp`;
+  building++;
   const result = await build({
     entryPoints: [source],
     outfile: temporary,
@@ -48,6 +52,9 @@ export async function builtEntry(root: string, entry: string): Promise<string> {
     logLevel: 'silent',
     absWorkingDir: root,
     plugins: [workspaceOnly, sourceFileUrls],
+  }).finally(() => {
+    // esbuild's helper process would stay for the launcher's lifetime (a node's process tree, some MiB); the next build starts another
+    if (--building === 0) void stop();
   });
   const inputs: Stamp['inputs'] = {};
   for (const input of Object.keys(result.metafile.inputs)) {
