@@ -53,6 +53,7 @@ export {
   txResultSchema,
 } from './contracts/tx-schemas.js';
 export { CIRRUS } from './contracts/cirrus.js';
+export { VisibleChains, type VisibilityUser } from './visible-chains.js';
 export type { SearchRequest, SearchResponse } from './contracts/cirrus.js';
 export { IDENTITY, IDENTITY_SUBJECTS } from './contracts/identity.js';
 export type { CertificateSubject, IdentityRecord, IdentityRequest, IssueRequest, IssuedCertificate, RegisterRequest, RegisteredCertificateRecord } from './contracts/identity.js';

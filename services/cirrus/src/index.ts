@@ -4,13 +4,12 @@
 // `cirrus.search` endpoint answers PostgREST queries on them through
 // @platform/query. See README.md.
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { STREAMS, busJetStream, streamTopology, connectBus, ensureDurableConsumer, handle, serve, type BusCredentials } from '@platform/bus';
+import { STREAMS, VisibleChains, busJetStream, streamTopology, connectBus, ensureDurableConsumer, handle, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, EXEC_MAX_IN_FLIGHT, appliedSequence, startIndexer } from './consumer.js';
 import { createPool, dropReadModel, migrate } from './db.js';
 import { TableResolver, search } from './search.js';
-import { VisibleChains } from './visible.js';
 
 export { CIRRUS_CONSUMER, appliedSequence } from './consumer.js';
 export { formatTimestamp } from './indexer.js';
