@@ -82,10 +82,15 @@ export interface BusJetStream {
   ensure(spec: ScopedStreamSpec): Promise<StreamInfo>;
 }
 
+/** The JetStream of the node's own streams (EXEC, EXEC_PARTS) alone: for a process that only reads them. */
+export async function nodeJetStream(nc: NatsConnection): Promise<ScopedJetStream> {
+  return { js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) };
+}
+
 export async function busJetStream(nc: NatsConnection, topology: StreamTopology): Promise<BusJetStream> {
   // checkAPI: false, since while a cluster elects its meta leader the check would time out a start that can wait
   const network = { js: jetstream(nc, { apiPrefix: NETWORK_API_PREFIX }), jsm: await jetstreamManager(nc, { apiPrefix: NETWORK_API_PREFIX, checkAPI: false }) };
-  const node = { js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) };
+  const node = await nodeJetStream(nc);
   const of = (spec: { scope: StreamScope }) => (spec.scope === 'network' ? network : node);
   return { topology, network, node, ensure: (spec) => ensureStream(of(spec).jsm, declaredStream(spec, topology)) };
 }

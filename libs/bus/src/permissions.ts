@@ -162,7 +162,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     streams: [],
   },
   gateway: {
-    role: 'the HTTP edge: calls the services for authenticated users, waits for results; answers nothing on the bus',
+    role: 'the HTTP edge: calls the services for authenticated users, waits for results, streams execution results as live events; answers nothing on the bus',
     calls: [
       VAULT.keyCreate,
       VAULT.keyGet,
@@ -187,9 +187,14 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
       CIRRUS.search,
     ],
     publishes: [],
-    subscribes: [SUBJECTS.tx.done],
+    // the live events: who may see which chain changed
+    subscribes: [SUBJECTS.tx.done, SUBJECTS.chains.visibilityChanged],
     pings: [SERVICE_NAMES.vault, SERVICE_NAMES.tx, SERVICE_NAMES.block, SERVICE_NAMES.cirrus, SERVICE_NAMES.chains],
-    streams: [],
+    // the live events: ordered consumers of the execution results (one following the end, one per resume), and their parts
+    streams: [
+      { stream: STREAMS.exec.name, consumers: ['*'] },
+      { stream: STREAMS.execParts.name, read: true },
+    ],
   },
   observer: {
     role: "the operator's read-only view: sees admitted transactions, blocks, results and notices go by; publishes nothing, calls nothing",

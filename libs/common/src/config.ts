@@ -72,6 +72,8 @@ export interface NodeConfig {
   extStorage: { bucket: string; accessKeyId: string; secretAccessKey: string; endpoint: string | null } | null;
   /** the files service (services/files) and its object store */
   files: FilesConfig;
+  /** the gateway's live events (`GET /platform/v2.3/events`) */
+  events: EventsConfig;
   /** the launcher: this node joins a network of nodes on other machines (NETWORK_GENESIS set); null otherwise */
   join: JoinConfig | null;
 }
@@ -99,6 +101,14 @@ export interface JoinConfig {
    * that sign the others'); null: routes authenticate by password alone
    */
   routeTls: { certFile: string; keyFile: string; caFile: string } | null;
+}
+
+/** The live events' settings (services/gateway README, "Live events"). */
+export interface EventsConfig {
+  /** EVENTS_HEARTBEAT_MS (15000): a comment line this often on every stream, so that proxies and clients know it is alive */
+  heartbeatMs: number;
+  /** EVENTS_BUFFER_BYTES (1 MiB): what a connection may hold unsent; a client further behind is told so and disconnected */
+  bufferBytes: number;
 }
 
 /** The files service's settings (services/files README). */
@@ -330,6 +340,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     bodyLimit: int(env, 'BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     extStorage,
     files: filesConfig(env),
+    events: { heartbeatMs: int(env, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 3_600_000), bufferBytes: int(env, 'EVENTS_BUFFER_BYTES', 1024 * 1024, 4096, 1024 * 1024 * 1024) },
     join: joinConfig(env),
   };
   return Object.freeze(config);

@@ -1,7 +1,7 @@
 export { ERROR_CATALOGUE, ERROR_DOMAINS, RETIRED_ERRORS, PlatformError, clientErrorOf, isErrorCode, rawErrorResponse, statusOf, toPlatformError } from './errors.js';
 export type { ErrorBody, ErrorCode, ErrorDomain, RetiredErrorCode } from './errors.js';
 export { ConfigError, DEFAULT_NODE_NAME, EMBEDDED_S3_CREDENTIALS, NODE_NAME_PATTERN, envWithFlags, loadConfig } from './config.js';
-export type { FilesConfig, JoinConfig, NodeConfig } from './config.js';
+export type { EventsConfig, FilesConfig, JoinConfig, NodeConfig } from './config.js';
 export { REDACTED_PATHS, createLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { parseJsonLossless } from './json.js';

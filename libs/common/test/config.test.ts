@@ -62,6 +62,7 @@ describe('loadConfig defaults', () => {
         maxBytes: 5 * 1024 ** 3,
         s3: { endpoint: null, embeddedPort: 8083, bucket: 'files', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', region: 'us-east-1', forcePathStyle: true },
       },
+      events: { heartbeatMs: 15_000, bufferBytes: 1024 * 1024 },
     });
   });
 
@@ -187,6 +188,8 @@ describe('loadConfig refusals name the variable', () => {
     ['ACCOUNT_NONCE_LIMIT', 'many', /expected an integer/],
     ['RESOLVE_TIMEOUT_MS', '0', /from 1 to 3600000, got 0/],
     ['RESOLVE_TIMEOUT_MS', '3600001', /from 1 to 3600000/],
+    ['EVENTS_HEARTBEAT_MS', '50', /from 100 to 3600000/],
+    ['EVENTS_BUFFER_BYTES', '1', /from 4096 to/],
     ['BODY_LIMIT_BYTES', '1023', /from 1024 to/],
     ['LOG_LEVEL', 'verbose', /expected one of fatal, error, warn, info, debug, trace, silent/],
     ['GAS_ENABLED', 'maybe', /expected true or false, got "maybe"/],

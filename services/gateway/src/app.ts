@@ -16,6 +16,7 @@ import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { networkRoutes } from './routes/network.js';
 import { chainRoutes } from './routes/chains.js';
+import { eventRoutes } from './routes/events.js';
 import { cirrusRoutes } from './routes/cirrus.js';
 import { FILE_PATHS, PUBLIC_PATHS, fileRoutes } from './routes/files.js';
 import { keyRoutes } from './routes/key.js';
@@ -24,7 +25,7 @@ import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl' | 'files'>>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl' | 'files' | 'events'>>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
@@ -34,6 +35,9 @@ export interface GatewayDeps {
 
 /** Services the registered routes call; /ready waits for each. Grows as routes are added. */
 const ROUTED_SERVICES: ServiceName[] = ['vault', 'tx', 'block', 'cirrus', 'chains'];
+
+/** EVENTS_HEARTBEAT_MS and EVENTS_BUFFER_BYTES unset (libs/common config) */
+const DEFAULT_EVENTS = { heartbeatMs: 15_000, bufferBytes: 1024 * 1024 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -132,5 +136,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     if (deps.config.files) fileRoutes(platform, deps.config.files.url, FILE_PATHS);
   });
   if (deps.config.files) fileRoutes(app, deps.config.files.url, PUBLIC_PATHS);
+  // the live events take a ticket instead of the bearer token (EventSource): their own token check
+  eventRoutes(app, { nc: deps.nc, logger: deps.logger, verifier: deps.verifier, config: { ...(deps.config.events ?? DEFAULT_EVENTS), allowNoExp: deps.config.oauthAllowNoExp ?? false } });
   return app;
 }
