@@ -20,6 +20,8 @@ export interface FeedSubscriber {
 
 const RETRY_MS = 1_000;
 const PART_ATTEMPTS = 20;
+/** subscribers handed a block in one turn of the event loop */
+const FAN_OUT_SLICE = 64;
 
 export class EventFeed {
   private readonly subscribers = new Set<FeedSubscriber>();
@@ -106,12 +108,25 @@ export class EventFeed {
           if (msg.seq <= this.last) continue;
           const block = await this.decode(msg);
           this.last = msg.seq;
-          if (block) for (const subscriber of this.subscribers) subscriber.push(block);
+          if (block) await this.fanOut(block);
         }
       } catch (err) {
         if (!this.closed) this.logger.warn({ err, after: this.last }, 'the live events consumer failed; opening it again');
       }
       if (!this.closed) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  }
+
+  /**
+   * Hands a block to the subscribers of now, FAN_OUT_SLICE at a time with a
+   * turn of the event loop between: a thousand writes of a large block at
+   * once would hold up every other request of the gateway.
+   */
+  private async fanOut(block: BlockMessages): Promise<void> {
+    const now = [...this.subscribers];
+    for (let i = 0; i < now.length; i += FAN_OUT_SLICE) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const subscriber of now.slice(i, i + FAN_OUT_SLICE)) subscriber.push(block);
     }
   }
 

@@ -26,8 +26,8 @@ export interface StreamMessage {
   contracts: ReadonlySet<string>;
   /** an event: its name; a transaction: the names of the events it emitted */
   names: ReadonlySet<string>;
-  /** the SSE frame: `id:`, `event:`, `data:` */
-  frame: string;
+  /** the SSE frame: `id:`, `event:`, `data:`, encoded once for every connection */
+  frame: Buffer;
 }
 
 /** One EXEC message's stream messages, in id order. */
@@ -35,6 +35,8 @@ export interface BlockMessages {
   seq: number;
   chainId: string;
   messages: StreamMessage[];
+  /** every frame, in order: what a connection taking all of the block writes */
+  all: Buffer;
 }
 
 export function eventId(seq: number, index: number): string {
@@ -49,8 +51,8 @@ export function parseEventId(text: string): { seq: number; index: number } | nul
   return { seq: Math.floor(id / IDS_PER_BLOCK), index: id % IDS_PER_BLOCK };
 }
 
-function frame(kind: EventKind, seq: number, index: number, data: unknown): string {
-  return `id: ${eventId(seq, index)}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`;
+function frame(kind: EventKind, seq: number, index: number, data: unknown): Buffer {
+  return Buffer.from(`id: ${eventId(seq, index)}\nevent: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
 /** Every contract a transaction touched: created, changed, deleted or emitting, by address and by name. */
@@ -101,5 +103,5 @@ export function blockMessages(seq: number, exec: ExecResult): BlockMessages {
       messages.push({ kind: 'event', index: messages.length, chainId, contracts: new Set([event.address, event.contractName]), names: new Set([event.name]), frame: frame('event', seq, messages.length, data) });
     }
   }
-  return { seq, chainId, messages };
+  return { seq, chainId, messages, all: Buffer.concat(messages.map((m) => m.frame)) };
 }
