@@ -3,24 +3,12 @@
 // as root) as a person would use it: sign in with a token, upload, add a
 // version, share, download, attest, remove a member; what the page shows is
 // checked, and a file name that is markup stays text.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, ensureChromium } from './chromium.js';
 import { api, devToken, startTestNode, type TestNode } from './harness.js';
 
 const NODE_START_MS = 300_000;
-const CHROMIUM = '/usr/bin/chromium';
-
-function ensureChromium(): void {
-  if (existsSync(CHROMIUM)) return;
-  if (process.getuid?.() !== 0) throw new Error('chromium is not installed: run `sudo apt-get install -y chromium`');
-  let result = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (result.status !== 0) {
-    spawnSync('apt-get', ['update'], { stdio: 'ignore' });
-    result = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  }
-  if (result.status !== 0 || !existsSync(CHROMIUM)) throw new Error('could not install chromium with apt-get: run `apt-get install -y chromium`');
-}
 
 describe('the file application page', () => {
   let node: TestNode;
