@@ -1,7 +1,9 @@
 // The development identity provider (docs/conventions.md "Authentication"): a real
 // OpenID provider, so the platform's verifier talks to it exactly as it would
 // to Keycloak or any other issuer. It adds one thing no production provider
-// should have: a `password` grant that accepts any username and password.
+// should have: a `password` grant that accepts any username and password, and
+// a browser sign-in (authorization code + PKCE, for the gateway's dashboard)
+// whose login form does the same.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +22,8 @@ export interface IdpOptions {
   logger?: Logger;
   /** access token lifetime in seconds; default one hour */
   accessTokenTtl?: number;
+  /** where the dashboard's sign-in may return (its client's redirect URIs): the gateway's `/dashboard` */
+  dashboardRedirectUris?: string[];
 }
 
 export interface RunningIdp {
@@ -33,13 +37,18 @@ export interface RunningIdp {
 export const PLATFORM_RESOURCE = 'urn:platform';
 /** Public client for people: `password` grant, no secret. */
 export const CLI_CLIENT_ID = 'platform-cli';
+/** Public client of the gateway's dashboard: authorization code with PKCE (S256), no secret. */
+export const DASHBOARD_CLIENT_ID = 'platform-dashboard';
 /** Confidential client for programs: `client_credentials`, secret sent with HTTP Basic. */
 export const SERVICE_CLIENT_ID = 'platform-service';
 export const SERVICE_CLIENT_SECRET = 'platform-service-secret';
 
 const DEFAULT_TTL = 60 * 60;
 
-const CLIENTS: ClientMetadata[] = [
+const clients = (dashboardRedirectUris: string[]): ClientMetadata[] => [
+  ...(dashboardRedirectUris.length > 0
+    ? [{ client_id: DASHBOARD_CLIENT_ID, token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: dashboardRedirectUris } satisfies ClientMetadata]
+    : []),
   { client_id: CLI_CLIENT_ID, token_endpoint_auth_method: 'none', grant_types: ['password'], response_types: [], redirect_uris: [] },
   {
     client_id: SERVICE_CLIENT_ID,
@@ -52,22 +61,51 @@ const CLIENTS: ClientMetadata[] = [
 ];
 
 // Access tokens are self-contained JWTs that verifiers check against the JWKS,
-// so the provider needs no storage. This adapter keeps nothing (instead of
-// oidc-provider's in-memory one, which grows and warns it is not for use).
-class StatelessAdapter implements Adapter {
-  async upsert(): Promise<void> {}
-  async find(): Promise<undefined> {
+// so only a browser sign-in's short-lived records (its interaction, session,
+// grant and authorization code) are kept: in memory, each until it expires,
+// at most MAX_RECORDS per kind (instead of oidc-provider's in-memory
+// adapter, which grows and warns it is not for use).
+const MAX_RECORDS = 10_000;
+type Payload = Record<string, unknown> & { uid?: string; grantId?: string; consumed?: number };
+
+class MemoryAdapter implements Adapter {
+  private static readonly kinds = new Map<string, Map<string, { payload: Payload; until: number }>>();
+  private readonly records: Map<string, { payload: Payload; until: number }>;
+
+  constructor(name: string) {
+    this.records = MemoryAdapter.kinds.get(name) ?? new Map();
+    MemoryAdapter.kinds.set(name, this.records);
+  }
+
+  async upsert(id: string, payload: Payload, expiresIn: number): Promise<void> {
+    this.records.delete(id);
+    if (this.records.size >= MAX_RECORDS) this.records.delete(this.records.keys().next().value!);
+    this.records.set(id, { payload, until: Date.now() + expiresIn * 1000 });
+  }
+  async find(id: string): Promise<Payload | undefined> {
+    const record = this.records.get(id);
+    if (!record) return undefined;
+    if (record.until > Date.now()) return record.payload;
+    this.records.delete(id);
     return undefined;
   }
   async findByUserCode(): Promise<undefined> {
     return undefined;
   }
-  async findByUid(): Promise<undefined> {
+  async findByUid(uid: string): Promise<Payload | undefined> {
+    for (const [id, record] of this.records) if (record.payload.uid === uid) return this.find(id);
     return undefined;
   }
-  async consume(): Promise<void> {}
-  async destroy(): Promise<void> {}
-  async revokeByGrantId(): Promise<void> {}
+  async consume(id: string): Promise<void> {
+    const record = this.records.get(id);
+    if (record) record.payload.consumed = Math.floor(Date.now() / 1000);
+  }
+  async destroy(id: string): Promise<void> {
+    this.records.delete(id);
+  }
+  async revokeByGrantId(grantId: string): Promise<void> {
+    for (const [id, record] of this.records) if (record.payload.grantId === grantId) this.records.delete(id);
+  }
 }
 
 export async function startIdp(options: IdpOptions): Promise<RunningIdp> {
@@ -90,7 +128,7 @@ export async function startIdp(options: IdpOptions): Promise<RunningIdp> {
 
   let provider: Provider;
   try {
-    provider = createProvider(issuer, jwks, ttl);
+    provider = createProvider(issuer, jwks, ttl, options.dashboardRedirectUris ?? []);
   } catch (err) {
     server.close();
     throw err;
@@ -116,18 +154,31 @@ export async function startIdp(options: IdpOptions): Promise<RunningIdp> {
   };
 }
 
-function createProvider(issuer: string, jwks: Jwks, ttl: number): Provider {
+function createProvider(issuer: string, jwks: Jwks, ttl: number, dashboardRedirectUris: string[]): Provider {
   const resourceServer: ResourceServer = { scope: '', audience: PLATFORM_RESOURCE, accessTokenFormat: 'jwt', accessTokenTTL: ttl };
   const provider = new Provider(issuer, {
     jwks,
-    adapter: StatelessAdapter,
-    clients: CLIENTS,
+    adapter: MemoryAdapter,
+    clients: clients(dashboardRedirectUris),
     ttl: { AccessToken: ttl, ClientCredentials: ttl },
-    // no browser flows and no refresh tokens, so discovery offers only the two grants
-    responseTypes: ['none'],
+    // the dashboard's sign-in is the one browser flow; no refresh tokens
+    responseTypes: dashboardRedirectUris.length > 0 ? ['code', 'none'] : ['none'],
     scopes: ['openid'],
+    // the dashboard asks for nothing but a token: its grant needs no consent page
+    loadExistingGrant: async (ctx) => {
+      const { client, session } = ctx.oidc;
+      const grantId = ctx.oidc.result?.consent?.grantId ?? (client ? session?.grantIdFor(client.clientId) : undefined);
+      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+      if (!client || !session?.accountId || client.clientId !== DASHBOARD_CLIENT_ID) return undefined;
+      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+      grant.addOIDCScope('openid');
+      grant.addResourceScope(PLATFORM_RESOURCE, '');
+      await grant.save();
+      return grant;
+    },
     features: {
-      devInteractions: { enabled: false },
+      // oidc-provider's own login form: any login, any password, as the password grant
+      devInteractions: { enabled: dashboardRedirectUris.length > 0 },
       clientCredentials: { enabled: true },
       // resource indicators are how oidc-provider issues JWT access tokens;
       // a request naming no resource gets the platform's

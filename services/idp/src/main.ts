@@ -6,7 +6,10 @@ import { startIdp } from './index.js';
 const config = loadServiceConfig('idp', process.env, []);
 const logger = createLogger('idp', config.logLevel);
 try {
-  const idp = await startIdp({ port: config.idpPort, host: config.host, dataDir: config.dataDir, logger });
+  // the gateway's dashboard signs in here and comes back to itself, on loopback and on its own HOST
+  const gatewayHosts = new Set(['127.0.0.1', 'localhost', ...(['0.0.0.0', '::'].includes(config.host) ? [] : [config.host.includes(':') ? `[${config.host}]` : config.host])]);
+  const dashboardRedirectUris = [...gatewayHosts].map((host) => `http://${host}:${config.port}/dashboard`);
+  const idp = await startIdp({ port: config.idpPort, host: config.host, dataDir: config.dataDir, logger, dashboardRedirectUris });
   logger.info({ issuer: idp.issuer, discoveryUrl: idp.discoveryUrl }, 'identity provider listening');
   stopOnSignals(logger, () => idp.stop());
 } catch (err) {
