@@ -72,6 +72,7 @@ if (nodes === undefined) {
   const node = started as RunningNode;
   const lines = [
     `REST interface   ${node.gatewayUrl}/platform/v2.3  (reference: ${node.gatewayUrl}/docs)`,
+    `dashboard        ${node.gatewayUrl}/dashboard`,
     `key vault        ${node.vaultUrl}`,
     `identity         ${node.discoveryUrl}${node.idpUrl ? '  (development provider: any username, any password)' : ''}`,
     `NATS             ${node.natsUrl}`,
@@ -89,6 +90,7 @@ if (nodes === undefined) {
     const name = network.nodes[index - 1].name;
     const lines = [
       `REST interface   ${node.gatewayUrl}/platform/v2.3`,
+      `dashboard        ${node.gatewayUrl}/dashboard`,
       `key vault        ${node.vaultUrl}`,
       `identity         ${node.discoveryUrl}`,
       `NATS             ${node.natsUrl}`,

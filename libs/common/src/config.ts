@@ -74,6 +74,8 @@ export interface NodeConfig {
   files: FilesConfig;
   /** the gateway's live events (`GET /platform/v2.3/events`) */
   events: EventsConfig;
+  /** DASHBOARD_CLIENT_ID: the dashboard's client at the identity provider (authorization code + PKCE); the development provider's is `platform-dashboard` */
+  dashboardClientId: string;
   /** the launcher: this node joins a network of nodes on other machines (NETWORK_GENESIS set); null otherwise */
   join: JoinConfig | null;
 }
@@ -341,6 +343,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     extStorage,
     files: filesConfig(env),
     events: { heartbeatMs: int(env, 'EVENTS_HEARTBEAT_MS', 15_000, 100, 3_600_000), bufferBytes: int(env, 'EVENTS_BUFFER_BYTES', 1024 * 1024, 4096, 1024 * 1024 * 1024) },
+    dashboardClientId: str(env, 'DASHBOARD_CLIENT_ID', 'platform-dashboard'),
     join: joinConfig(env),
   };
   return Object.freeze(config);

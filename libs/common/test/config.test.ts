@@ -63,6 +63,7 @@ describe('loadConfig defaults', () => {
         s3: { endpoint: null, embeddedPort: 8083, bucket: 'files', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', region: 'us-east-1', forcePathStyle: true },
       },
       events: { heartbeatMs: 15_000, bufferBytes: 1024 * 1024 },
+      dashboardClientId: 'platform-dashboard',
     });
   });
 

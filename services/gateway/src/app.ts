@@ -16,6 +16,7 @@ import { installObservability } from './observability.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { networkRoutes } from './routes/network.js';
 import { chainRoutes } from './routes/chains.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { eventRoutes } from './routes/events.js';
 import { cirrusRoutes } from './routes/cirrus.js';
 import { FILE_PATHS, PUBLIC_PATHS, fileRoutes } from './routes/files.js';
@@ -25,7 +26,7 @@ import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl' | 'files' | 'events'>>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl' | 'files' | 'events' | 'dashboardClientId'>>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
@@ -138,5 +139,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   if (deps.config.files) fileRoutes(app, deps.config.files.url, PUBLIC_PATHS);
   // the live events take a ticket instead of the bearer token (EventSource): their own token check
   eventRoutes(app, { nc: deps.nc, logger: deps.logger, verifier: deps.verifier, config: { ...(deps.config.events ?? DEFAULT_EVENTS), allowNoExp: deps.config.oauthAllowNoExp ?? false } });
+  if (deps.config.oauthDiscoveryUrl) dashboardRoutes(app, { discoveryUrl: deps.config.oauthDiscoveryUrl, clientId: deps.config.dashboardClientId ?? 'platform-dashboard' });
   return app;
 }
