@@ -4,6 +4,7 @@
 // a browser's ticket stands for the token; a user who is not a member of a
 // private chain gets none of its messages; a client that stops reading is told
 // so and cut off, while the others go on.
+import fc from 'fast-check';
 import { AUTO_APPROVE_SOURCE } from '@platform/chains';
 import { api, devToken, startTestNode, type TestNode } from './harness.js';
 import { openEvents, type EventStream, type SseMessage } from './event-stream.js';
@@ -112,6 +113,21 @@ describe('live events on a node', () => {
       await stream.ended;
       expect([query, stream.status, JSON.parse(stream.body).error.code]).toEqual([query, status, code]);
     }
+    // any query string and Last-Event-ID: a stream or a 4xx with the error body, never a 5xx or a hang
+    const param = fc.constantFrom('chainid', 'contract', 'event', 'kinds', 'lastEventId', 'ticket', 'x');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(param, fc.string({ maxLength: 80 })), { maxLength: 4 }), fc.option(fc.string({ maxLength: 40 })), async (pairs, lastId) => {
+        const query = `?${new URLSearchParams(pairs.filter(([name]) => name !== 'ticket')).toString()}`;
+        const stream = await open('alice', query, lastId === null ? {} : { 'last-event-id': lastId.replace(/[^\x20-\x7e]/g, '') });
+        if (stream.status === 200) stream.close();
+        else {
+          await stream.ended;
+          expect([stream.status, JSON.parse(stream.body).error.code]).toEqual([expect.any(Number), expect.any(String)]);
+        }
+        expect([200, 400, 404]).toContain(stream.status);
+      }),
+      { numRuns: 60 },
+    );
     const doc = await api(node, 'GET', '/openapi.json');
     expect(doc.body.paths['/platform/v2.3/events'].get.responses).toHaveProperty(['200', 'content', 'text/event-stream']);
     expect(doc.body.paths['/platform/v2.3/events/ticket']).toHaveProperty('post');

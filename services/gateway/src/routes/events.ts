@@ -140,8 +140,10 @@ export function eventRoutes(app: FastifyInstance, deps: EventRouteDeps): { ticke
           request.log.warn({ err }, 'the execution results cannot be read');
           throw new PlatformError('UNAVAILABLE', "the node's execution results cannot be read; retry");
         }
+        // a client gone while it subscribed: its close came before there was anything to leave
         // from here on the stream is the connection's: no error body can follow its headers
         reply.hijack();
+        if (connection.isClosed) return void feed.unsubscribe(connection);
         connection.open();
         if (after >= 0) {
           const from = Math.floor(after / IDS_PER_BLOCK);
