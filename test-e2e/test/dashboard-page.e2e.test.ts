@@ -78,6 +78,36 @@ describe('the dashboard', () => {
     await shot('overview');
   });
 
+  test("a transaction's page, the cirrus query box with its exact URL, the chains and the user's own key", async () => {
+    const hash = (await page.locator('#transactions tr a').first().textContent())!;
+    await page.locator('#transactions tr a').first().click();
+    await page.waitForFunction((h) => (globalThis as any).document.getElementById('tx-hash')?.textContent === h, hash);
+    expect(await page.textContent('#tx-status')).toBe('Success');
+    expect(await page.textContent('#tx-result')).toContain('"tag": "Upload"');
+    await shot('transaction');
+
+    // indexed (cirrus follows execution): then the page's query has its row
+    for (let i = 0; i < 150 && (await api(node, 'GET', '/cirrus/search/Counter?select=count', token)).body?.length !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+    await page.getByRole('link', { name: 'Contracts' }).click();
+    await page.fill('#query-table', 'Counter');
+    await page.fill('#query-text', 'select=count');
+    expect(await page.textContent('#query-url')).toBe('/cirrus/search/Counter?select=count');
+    await page.click('#query-form button[type="submit"]');
+    await page.waitForFunction(() => ((globalThis as any).document.getElementById('query-rows')?.textContent ?? '').includes('count'), undefined, { timeout: 30_000 });
+    expect(JSON.parse((await page.textContent('#query-rows'))!)).toEqual([{ count: 0 }]);
+    await shot('contracts');
+
+    await page.getByRole('link', { name: 'Chains' }).click();
+    await page.waitForFunction(() => !(globalThis as any).document.getElementById('page-chains')?.hidden);
+    expect(await page.locator('#chains tr').count()).toBe(0);
+    expect((await api(node, 'POST', '/platform/v2.3/key', await devToken(node, 'erin'))).status).toBe(200);
+    await page.getByRole('link', { name: 'My key' }).click();
+    await page.waitForFunction(() => /^[0-9a-f]{40}$/.test((globalThis as any).document.getElementById('key-address')?.textContent ?? ''));
+    expect(await page.textContent('#key-nonce')).toMatch(/^\d+$/);
+    await shot('key');
+    await page.getByRole('link', { name: 'Overview' }).click();
+  });
+
   test('signing out forgets the token', async () => {
     await page.click('#sign-out');
     await status('Signed out');

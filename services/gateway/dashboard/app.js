@@ -6,7 +6,7 @@
 // send the token), never by polling. The token stays in this tab's
 // sessionStorage.
 // (It runs in the browser: these are the browser's.)
-/* global document, location, history, sessionStorage, crypto, btoa, atob, URLSearchParams, EventSource */
+/* global window, document, location, history, sessionStorage, crypto, btoa, atob, URLSearchParams, EventSource */
 const $ = (id) => document.getElementById(id);
 const LATEST = 20;
 const redirectUri = `${location.origin}/dashboard`;
@@ -91,14 +91,21 @@ function noteBlock(block) {
   if (recent.length > 1) $('block-time').textContent = `${(span / (recent.length - 1)).toFixed(2)} s`;
 }
 
+function cell(text, className = '') {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
 function noteTransaction(tx) {
   const row = document.createElement('tr');
-  for (const [text, className] of [[tx.hash, 'hash'], [tx.status, tx.status === 'Success' ? 'ok' : 'bad'], [String(tx.blockNumber), ''], [tx.chainId ?? 'main', tx.chainId ? 'hash' : '']]) {
-    const cell = document.createElement('td');
-    cell.textContent = text;
-    if (className) cell.className = className;
-    row.append(cell);
-  }
+  const link = document.createElement('a');
+  link.href = `#/tx/${tx.hash}`;
+  link.textContent = tx.hash;
+  const hash = cell('', 'hash');
+  hash.append(link);
+  row.append(hash, cell(tx.status, tx.status === 'Success' ? 'ok' : 'bad'), cell(String(tx.blockNumber)), cell(tx.chainId ?? 'main', tx.chainId ? 'hash' : ''));
   const body = $('transactions');
   body.prepend(row);
   while (body.rows.length > LATEST) body.deleteRow(body.rows.length - 1);
@@ -131,6 +138,72 @@ async function follow(token, lastEventId = '') {
   });
 }
 
+// --- pages (#/…): each read from the REST interface with the user's token when opened
+
+const PAGES = ['overview', 'transaction', 'contracts', 'chains', 'key'];
+let token = null;
+const authorized = (url) => json(url, { headers: { authorization: `Bearer ${token}` } });
+
+async function showTransaction(hash) {
+  const result = await authorized(`/bloc/v2.2/transactions/${encodeURIComponent(hash)}/result`);
+  $('tx-hash').textContent = result.hash;
+  $('tx-status').textContent = result.status;
+  $('tx-message').textContent = result.txResult?.message ?? '';
+  $('tx-block').textContent = result.txResult?.blockHash ?? '';
+  $('tx-chain').textContent = result.txResult?.chainId ?? 'main';
+  $('tx-diff').textContent = JSON.stringify(JSON.parse(result.txResult?.stateDiff || '{}'), null, 2);
+  $('tx-result').textContent = JSON.stringify(result.data, null, 2);
+}
+
+function queryUrl() {
+  const query = $('query-text').value.trim().replace(/^\?/, '');
+  return `/cirrus/search/${encodeURIComponent($('query-table').value.trim())}${query ? `?${query}` : ''}`;
+}
+
+async function runQuery() {
+  const url = queryUrl();
+  $('query-url').textContent = url;
+  try {
+    $('query-rows').textContent = JSON.stringify(await authorized(url), null, 2);
+  } catch (err) {
+    $('query-rows').textContent = err.message;
+  }
+}
+
+async function showChains() {
+  const chains = await authorized('/platform-api/eth/v1.2/chain');
+  $('chains').replaceChildren(...chains.map((c) => {
+    const row = document.createElement('tr');
+    row.append(cell(c.id, 'hash'), cell(c.info.label), cell(c.info.members.map((m) => [m.orgName, m.orgUnit, m.commonName].filter(Boolean).join('/')).join(', ')));
+    return row;
+  }));
+}
+
+async function showKey() {
+  const key = await authorized('/platform/v2.3/key');
+  $('key-address').textContent = key.address;
+  const [account] = await authorized(`/platform-api/eth/v1.2/account?address=${key.address}`);
+  $('key-balance').textContent = account?.balance ?? '0';
+  $('key-nonce').textContent = String(account?.nonce ?? 0);
+}
+
+async function route() {
+  const [, name = '', arg = ''] = location.hash.split('/');
+  const page = { tx: 'transaction', contracts: 'contracts', chains: 'chains', key: 'key' }[name] ?? 'overview';
+  for (const p of PAGES) $(`page-${p}`).hidden = p !== page;
+  for (const a of document.querySelectorAll('nav a')) {
+    if (a.getAttribute('href') === `#/${name}`) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  try {
+    if (page === 'transaction') await showTransaction(decodeURIComponent(arg));
+    if (page === 'chains') await showChains();
+    if (page === 'key') await showKey();
+  } catch (err) {
+    say(err.message, false);
+  }
+}
+
 async function start() {
   const config = await json('/dashboard/config.json');
   const discovery = await json(config.discoveryUrl);
@@ -141,7 +214,7 @@ async function start() {
   });
   const params = new URLSearchParams(location.search);
   if (params.has('code') || params.has('error')) await finishSignIn(config, discovery, params);
-  const token = sessionStorage.getItem('dashboard.token');
+  token = sessionStorage.getItem('dashboard.token');
   if (!token) {
     $('signed-out').hidden = false;
     say('Signed out');
@@ -150,7 +223,15 @@ async function start() {
   $('who').textContent = usernameOf(token);
   $('sign-out').hidden = false;
   $('signed-in').hidden = false;
+  $('nav').hidden = false;
+  for (const input of ['query-table', 'query-text']) $(input).addEventListener('input', () => ($('query-url').textContent = queryUrl()));
+  $('query-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void runQuery();
+  });
+  window.addEventListener('hashchange', () => void route());
   say('Signed in');
+  await route();
   await showHealth();
   await follow(token);
 }
