@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createLogger } from '@platform/common';
 import { freePort } from '@platform/launcher';
-import { CLI_CLIENT_ID, PLATFORM_RESOURCE, SERVICE_CLIENT_ID, SERVICE_CLIENT_SECRET, keysFile, startIdp, type RunningIdp } from '../src/index.js';
+import { CLI_CLIENT_ID, DASHBOARD_CLIENT_ID, PLATFORM_RESOURCE, SERVICE_CLIENT_ID, SERVICE_CLIENT_SECRET, keysFile, startIdp, type RunningIdp } from '../src/index.js';
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
@@ -156,5 +157,71 @@ describe('development identity provider', () => {
     } finally {
       await other.stop();
     }
+  });
+});
+
+describe("the dashboard's sign-in: authorization code with PKCE", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'idp-code-test-'));
+  const redirectUri = 'http://127.0.0.1:9999/dashboard';
+  let idp: RunningIdp;
+  let discovery: { authorization_endpoint: string; token_endpoint: string; response_types_supported: string[]; code_challenge_methods_supported: string[] };
+
+  beforeAll(async () => {
+    idp = await startIdp({ port: 0, dataDir, logger: createLogger('idp', 'silent'), dashboardRedirectUris: [redirectUri] });
+    discovery = (await (await fetch(idp.discoveryUrl)).json()) as typeof discovery;
+  });
+  afterAll(async () => {
+    await idp?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A browser's steps without a browser: redirects followed by hand, cookies kept. */
+  async function signIn(challenge: Record<string, string>): Promise<URL> {
+    const cookies = new Map<string, string>();
+    const go = async (url: string, init: RequestInit = {}) => {
+      const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+      for (const line of response.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const at = pair.indexOf('=');
+        cookies.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      return new URL(response.headers.get('location') ?? url, url);
+    };
+    const authorize = new URL(discovery.authorization_endpoint);
+    authorize.search = new URLSearchParams({ response_type: 'code', client_id: DASHBOARD_CLIENT_ID, redirect_uri: redirectUri, scope: 'openid', state: 'st', ...challenge }).toString();
+    let at = await go(authorize.toString());
+    if (!at.pathname.startsWith('/interaction/')) return at;
+    // the development login form: any login, any password
+    at = await go(at.toString(), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ prompt: 'login', login: 'erin', password: 'anything' }).toString() });
+    // back at the authorization endpoint, which answers the redirect URI with the code (no consent page)
+    return go(at.toString());
+  }
+
+  const verifier = 'v'.repeat(50);
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+
+  test('discovery offers the code flow with S256', () => {
+    expect(discovery.response_types_supported).toContain('code');
+    expect(discovery.code_challenge_methods_supported).toEqual(['S256']);
+  });
+
+  test('a sign-in with S256 comes back with a code that only its verifier exchanges, for a token of the platform', async () => {
+    const back = await signIn({ code_challenge: challenge, code_challenge_method: 'S256' });
+    expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+    expect(back.searchParams.get('state')).toBe('st');
+    const code = back.searchParams.get('code')!;
+    const exchange = (codeVerifier: string) => requestToken(idp, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: DASHBOARD_CLIENT_ID, code_verifier: codeVerifier });
+    const wrong = await exchange('w'.repeat(50));
+    expect([wrong.status, wrong.body.error]).toEqual([400, 'invalid_grant']);
+    const again = await signIn({ code_challenge: challenge, code_challenge_method: 'S256' });
+    const right = await requestToken(idp, { grant_type: 'authorization_code', code: again.searchParams.get('code')!, redirect_uri: redirectUri, client_id: DASHBOARD_CLIENT_ID, code_verifier: verifier });
+    expect(right.status).toBe(200);
+    const { payload } = await verify(idp, right.body.access_token as string);
+    expect(payload).toMatchObject({ aud: PLATFORM_RESOURCE, sub: 'erin', preferred_username: 'erin', client_id: DASHBOARD_CLIENT_ID });
+  });
+
+  test('a sign-in without PKCE is refused back to the dashboard', async () => {
+    const back = await signIn({});
+    expect(back.searchParams.get('error')).toBe('invalid_request');
   });
 });
