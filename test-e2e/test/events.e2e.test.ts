@@ -224,6 +224,27 @@ describe('live events on a node', () => {
     expect(Number(resumed.messages[0].id)).toBeGreaterThan(Number(read[read.length - 1].id));
   }, 180_000);
 
+  /** Waits until the supervisor has run the gateway again and it is ready. */
+  const gatewayBack = async (pid: number | null, restarts: number) => {
+    const gateway = node.processes.get('gateway')!;
+    for (const deadline = Date.now() + 60_000; !(gateway.restarts > restarts && gateway.pid !== pid && (await fetch(`${node.gatewayUrl}/ready`).then((r) => r.ok, () => false))); ) {
+      if (Date.now() > deadline) throw new Error('the gateway did not come back within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  test('a gateway that stops ends its streams at once, saying why', async () => {
+    const stream = await open('alice');
+    const gateway = node.processes.get('gateway')!;
+    const [pid, restarts] = [gateway.pid, gateway.restarts];
+    const stopped = Date.now();
+    gateway.signal('SIGTERM');
+    await stream.ended;
+    expect(Date.now() - stopped).toBeLessThan(5_000);
+    expect(stream.comments).toContain('the gateway is stopping');
+    await gatewayBack(pid, restarts);
+  }, 90_000);
+
   test('nothing is lost across a gateway restart: the resume reads what the node applied meanwhile', async () => {
     const before = await open('alice', `?contract=${bell}&kinds=tx`);
     const [seen] = await send('alice', [ring('before')]);
@@ -235,10 +256,7 @@ describe('live events on a node', () => {
     expect(sent.status).toBe(200);
     gateway.signal('SIGKILL');
     await before.ended;
-    for (const deadline = Date.now() + 60_000; !(gateway.restarts > restarts && gateway.pid !== pid && (await fetch(`${node.gatewayUrl}/ready`).then((r) => r.ok, () => false))); ) {
-      if (Date.now() > deadline) throw new Error('the gateway did not come back within 60 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await gatewayBack(pid, restarts);
     const resumed = await open('alice', `?contract=${bell}&kinds=tx`, { 'last-event-id': before.messages[before.messages.length - 1].id! });
     const during = await resumed.next((m) => m.data.hash === sent.body[0].hash);
     expect(resumed.messages.indexOf(during)).toBe(0);
