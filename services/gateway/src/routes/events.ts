@@ -140,9 +140,9 @@ export function eventRoutes(app: FastifyInstance, deps: EventRouteDeps): { ticke
           request.log.warn({ err }, 'the execution results cannot be read');
           throw new PlatformError('UNAVAILABLE', "the node's execution results cannot be read; retry");
         }
-        // a client gone while it subscribed: its close came before there was anything to leave
         // from here on the stream is the connection's: no error body can follow its headers
         reply.hijack();
+        // a client gone while it subscribed: its close came before there was anything to leave
         if (connection.isClosed) return void feed.unsubscribe(connection);
         connection.open();
         if (after >= 0) {
