@@ -17,7 +17,7 @@ function subscribe() {
   return new Promise((resolve, reject) => {
     const req = request(`${gatewayUrl}/platform/v2.3/events${query}`, { agent: false, headers: { authorization: bearer, accept: 'text/event-stream' } }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`events: ${res.statusCode}`));
-      const sub = { read: new Map(), bytes: 0, close: () => req.destroy() };
+      const sub = { read: new Map(), bytes: 0, lagged: false, close: () => req.destroy() };
       let tail = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => {
@@ -26,6 +26,8 @@ function subscribe() {
         // a block's line may be split between two chunks: the last 200 characters are looked at again
         const text = tail + chunk;
         for (const match of text.matchAll(BLOCK_HASH)) if (!sub.read.has(match[1])) sub.read.set(match[1], at);
+        // told it fell too far behind: the node cut it off
+        if (text.includes('event: lagged')) sub.lagged = true;
         tail = text.slice(-200);
       });
       res.on('error', () => undefined);
@@ -40,7 +42,7 @@ function subscribe() {
 parentPort.on('message', (message) => {
   if (message !== 'stop') return;
   for (const sub of subscribers) sub.close();
-  parentPort.postMessage({ type: 'done', reads: subscribers.map((s) => [...s.read]), bytes: subscribers.reduce((n, s) => n + s.bytes, 0) });
+  parentPort.postMessage({ type: 'done', reads: subscribers.map((s) => [...s.read]), bytes: subscribers.reduce((n, s) => n + s.bytes, 0), lagged: subscribers.filter((s) => s.lagged).length });
 });
 
 try {

@@ -39,7 +39,7 @@ contract Counter {
 
 interface Subscribers {
   /** per subscriber: block hash → when it read the block's message (ms since the epoch) */
-  stop(): Promise<{ reads: Array<Map<string, number>>; bytes: number }>;
+  stop(): Promise<{ reads: Array<Map<string, number>>; bytes: number; lagged: number }>;
 }
 
 /** `count` subscribers with `query`, reading in a worker thread (events-subscribers.mjs); resolves once all are connected. */
@@ -52,9 +52,9 @@ function subscribeAll(gatewayUrl: string, bearer: string, count: number, query: 
       resolve({
         stop: () =>
           new Promise((done) => {
-            worker.once('message', (last: { reads: Array<Array<[string, number]>>; bytes: number }) => {
+            worker.once('message', (last: { reads: Array<Array<[string, number]>>; bytes: number; lagged: number }) => {
               void worker.terminate();
-              done({ reads: last.reads.map((r) => new Map(r)), bytes: last.bytes });
+              done({ reads: last.reads.map((r) => new Map(r)), bytes: last.bytes, lagged: last.lagged });
             });
             worker.postMessage('stop');
           }),
@@ -137,7 +137,7 @@ export async function run(): Promise<Row[]> {
         note(`${label}: gateway CPU`, (cpuSecondsOf(gatewayPid) ?? 0) - cpuBefore, 's');
         note(`${label}: failed transactions`, result.failures, 'tx');
         if (count > 0) {
-          const { reads, bytes } = await subs.stop();
+          const { reads, bytes, lagged } = await subs.stop();
           const lags: number[] = [];
           let missing = 0;
           for (const read of reads) {
@@ -152,6 +152,7 @@ export async function run(): Promise<Row[]> {
           note(`${label}: delivery lag p99`, percentile(lags, 99), 'ms');
           note(`${label}: blocks × subscribers not delivered`, missing, '');
           note(`${label}: MiB read by all subscribers`, bytes / 1024 / 1024, 'MiB');
+          note(`${label}: subscribers cut off as too slow (event: lagged)`, lagged, '');
         } else await subs.stop();
       }
     }
