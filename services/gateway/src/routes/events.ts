@@ -9,6 +9,7 @@ import { VisibleChains, type NatsConnection } from '@platform/bus';
 import { PlatformError, type EventsConfig, type Logger } from '@platform/common';
 import type { TokenVerifier } from '@platform/auth';
 import { principalOf, requireToken } from '../auth.js';
+import { documentCommonStatuses } from '../statuses.js';
 import { EventConnection, type EventFilter } from '../events/connection.js';
 import { EventFeed } from '../events/feed.js';
 import { EVENT_KINDS, IDS_PER_BLOCK, parseEventId, type EventKind } from '../events/messages.js';
@@ -84,6 +85,8 @@ export function eventRoutes(app: FastifyInstance, deps: EventRouteDeps): { ticke
   app.addHook('onClose', async () => visible.stop());
 
   void app.register(async (scope) => {
+    // behind its own token check (below), the route answers what every route behind one does
+    documentCommonStatuses(scope);
     // a ticket stands for the bearer token here, and only here (tickets.ts); the header works as everywhere
     scope.addHook('onRequest', async (request) => {
       const ticket = (request.query as EventsQuery).ticket;
