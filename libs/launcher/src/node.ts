@@ -206,13 +206,17 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
 }
 
 /**
- * The files service streams gigabytes through short-lived buffers: a small
- * young generation, which it collects every few MiB a transfer moves
- * (--expose-gc; services/files/src/store.ts), keeps its memory near its idle
- * size instead of growing by the dead buffers V8 would let pile up.
+ * The files service streams gigabytes through short-lived buffers, and must
+ * stay under 150 MiB while it does (services/files README, "Memory and
+ * speed"): it collects them every few MiB a transfer moves (--expose-gc;
+ * services/files/src/store.ts), and MALLOC_MMAP_THRESHOLD_ gives each chunk
+ * its own mapping, returned to the system when it is freed. The rest is its
+ * size at rest, which these cut by some 10 MiB (measured after its start):
+ * a 1 MiB young generation instead of 2, one V8 helper thread instead of
+ * four, and two malloc arenas instead of up to one per thread.
  */
-function filesNodeOptions(given: string | undefined): { NODE_OPTIONS: string; MALLOC_MMAP_THRESHOLD_: string } {
-  return { NODE_OPTIONS: `${given ?? ''} --max-semi-space-size=2 --expose-gc`.trim(), MALLOC_MMAP_THRESHOLD_: '65536' };
+function filesNodeOptions(given: string | undefined): { NODE_OPTIONS: string; MALLOC_MMAP_THRESHOLD_: string; MALLOC_ARENA_MAX: string } {
+  return { NODE_OPTIONS: `${given ?? ''} --max-semi-space-size=1 --v8-pool-size=1 --expose-gc`.trim(), MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_ARENA_MAX: '2' };
 }
 
 function urlHost(host: string): string {

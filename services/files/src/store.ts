@@ -121,7 +121,7 @@ export class ObjectStore {
   async put(source: Readable, keyOf: (hash: string) => string): Promise<StoredObject> {
     const digest = createHash('sha256');
     let size = 0;
-    const collect = collector();
+    const collect = collector(UPLOAD_COLLECTION);
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         digest.update(chunk);
@@ -182,7 +182,7 @@ export class ObjectStore {
       const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
       const length = got.ContentLength ?? 0;
       const total = got.ContentRange ? Number(/\/(\d+)$/.exec(got.ContentRange)?.[1] ?? length) : length;
-      const collect = collector();
+      const collect = collector(DOWNLOAD_COLLECTION);
       const body = (got.Body as Readable).pipe(
         new Transform({
           transform(chunk: Buffer, _encoding, done) {
@@ -219,28 +219,49 @@ export class ObjectStore {
   }
 }
 
-/** How many bytes a transfer moves between two collections. */
-const COLLECT_EVERY = 16 * 1024 * 1024;
-const gc = (globalThis as { gc?: (options: { type: 'major'; execution: 'sync' }) => void }).gc;
+type Collection = { every: number; type: 'full' | 'young' };
 
 /**
- * Counts the bytes a transfer moves and collects the heap every
- * COLLECT_EVERY of them, when the process may (the launcher starts the files
- * service with --expose-gc). The chunks a stream passes are garbage once
- * passed, but their bytes live outside V8's heap, which collects them on its
- * own only after some 64 MiB of them. A full collection, not the young
- * generation's: a chunk that waited in a stream's queue has often been
- * promoted already, and a young collection then frees nothing (measured:
- * npm run bench -- files). Its cost, milliseconds per 16 MiB moved, is small
- * beside the store's.
+ * An upload's garbage outlives the young generation: lib-storage keeps a
+ * part's chunks until it has 5 MiB, then copies them into one buffer that
+ * lives while the part is sent, so both are promoted, and only a full
+ * collection frees them. Every 8 MiB moved, so that some 16 MiB of dead
+ * buffers wait at most (the chunks and their copy); every 16 MiB, the peak
+ * was some 15 MiB higher (npm run bench -- files.bench). It costs the upload
+ * some 30% of its speed there (21 MiB/s against 30, on average over three
+ * alternated runs), the price of staying under 150 MiB.
  */
-function collector(): (bytes: number) => void {
+const UPLOAD_COLLECTION: Collection = { every: 8 * 1024 * 1024, type: 'full' };
+/**
+ * A download's chunks go from the store's socket to the client's and die
+ * young: a young collection frees them, in about a millisecond. A full one
+ * every 8 MiB (tens of milliseconds each, the event loop stopped) held the
+ * download to 28–48 MiB/s in the same bench, against 82–138 with these.
+ */
+const DOWNLOAD_COLLECTION: Collection = { every: 4 * 1024 * 1024, type: 'young' };
+
+/**
+ * The launcher starts the files service with --expose-gc. Bare `gc()` is a
+ * precise full collection; `gc({type: 'major'})` is not one in Node 20 (a
+ * millisecond where a full one takes tens) and frees few of the dead buffers:
+ * with it every 4 MiB, an upload still had some 50 MiB of them.
+ */
+const gc = (globalThis as { gc?: (options?: { type: 'minor' }) => void }).gc;
+
+/**
+ * Counts the bytes a transfer moves and collects the heap every so many of
+ * them, when the process may. The chunks a stream passes are garbage once
+ * passed, but their bytes live outside V8's heap, which collects them on its
+ * own only after some 64 MiB of them.
+ */
+function collector(collection: Collection): (bytes: number) => void {
   let moved = 0;
   return (bytes) => {
     moved += bytes;
-    if (moved < COLLECT_EVERY || !gc) return;
+    if (moved < collection.every || !gc) return;
     moved = 0;
-    gc({ type: 'major', execution: 'sync' });
+    if (collection.type === 'young') gc({ type: 'minor' });
+    else gc();
   };
 }
 
