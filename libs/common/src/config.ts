@@ -117,8 +117,13 @@ export interface EventsConfig {
 export interface FilesConfig {
   /** FILES_PORT (8082): the files service's HTTP port, on loopback; the gateway routes `/api/v1/files` and `/apex-api` to it */
   port: number;
-  /** FILES_URL: where the gateway reaches the files service; default http://127.0.0.1:<FILES_PORT> */
-  url: string;
+  /**
+   * FILES_URL: where the gateway reaches the files service; default
+   * http://127.0.0.1:<FILES_PORT>. `none`: the node runs no files service
+   * (the Helm chart's, for now), and its gateway neither routes the file
+   * endpoints nor waits for one to be ready.
+   */
+  url: string | null;
   /** largest file an upload may carry (FILES_MAX_BYTES, 5 GiB: one S3 copy carries at most that) */
   maxBytes: number;
   /** the object store: FILES_S3_ENDPOINT, or null for the node's embedded server on FILES_S3_PORT (8083) */
@@ -237,7 +242,7 @@ function filesConfig(env: Env): FilesConfig {
   }
   return {
     port,
-    url: url(env, 'FILES_URL', ['http:', 'https:']) ?? `http://127.0.0.1:${port}`,
+    url: read(env, 'FILES_URL') === 'none' ? null : (url(env, 'FILES_URL', ['http:', 'https:']) ?? `http://127.0.0.1:${port}`),
     maxBytes: int(env, 'FILES_MAX_BYTES', 5 * 1024 ** 3, 1, 5 * 1024 ** 3),
     s3: {
       endpoint,

@@ -175,6 +175,8 @@ describe('loadConfig values', () => {
     expect(() => loadConfig({ FILES_S3_ENDPOINT: 'https://s3.example', FILES_S3_ACCESS_KEY_ID: 'id' })).toThrow('FILES_S3_SECRET_ACCESS_KEY');
     expect(() => loadConfig({ FILES_MAX_BYTES: '0' })).toThrow('FILES_MAX_BYTES');
     expect(loadConfig({ FILES_PORT: '9000' }).files.url).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ FILES_URL: 'none' }).files.url).toBeNull();
+    expect(() => loadConfig({ FILES_URL: 'off' })).toThrow('FILES_URL');
   });
 });
 

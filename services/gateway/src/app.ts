@@ -121,7 +121,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  installObservability(app, { nc: deps.nc, verifier: deps.verifier, services: ROUTED_SERVICES });
+  installObservability(app, { nc: deps.nc, verifier: deps.verifier, services: ROUTED_SERVICES, filesUrl: deps.config.files?.url ?? undefined });
 
   // every spec endpoint: behind the token check
   await app.register(async (platform) => {
@@ -133,10 +133,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     chainInfoRoutes(platform, deps.nc);
     chainRoutes(platform, deps.nc);
     networkRoutes(platform, { nc: deps.nc, config: deps.config });
-    // the files service's endpoints, passed through as streams (FILES_URL)
-    if (deps.config.files) fileRoutes(platform, deps.config.files.url, FILE_PATHS);
+    // the files service's endpoints, passed through as streams (FILES_URL; `none`: the node has none)
+    if (deps.config.files?.url) fileRoutes(platform, deps.config.files.url, FILE_PATHS);
   });
-  if (deps.config.files) fileRoutes(app, deps.config.files.url, PUBLIC_PATHS);
+  if (deps.config.files?.url) fileRoutes(app, deps.config.files.url, PUBLIC_PATHS);
   // the live events take a ticket instead of the bearer token (EventSource): their own token check
   eventRoutes(app, { nc: deps.nc, logger: deps.logger, verifier: deps.verifier, config: { ...(deps.config.events ?? DEFAULT_EVENTS), allowNoExp: deps.config.oauthAllowNoExp ?? false } });
   if (deps.config.oauthDiscoveryUrl) dashboardRoutes(app, { discoveryUrl: deps.config.oauthDiscoveryUrl, clientId: deps.config.dashboardClientId ?? 'platform-dashboard' });

@@ -1,6 +1,7 @@
 // /health (the process answers), /ready (it can serve: NATS, the identity
-// provider, every service it routes to answer, and every chain makes
-// progress), /metrics (Prometheus).
+// provider, every service it routes to answer — the files service on its
+// /health, the others on the bus — and every chain makes progress), /metrics
+// (Prometheus).
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BLOCK, call, chainToken, pingService, type ChainHealthRecord, type NatsConnection, type ServiceName } from '@platform/bus';
@@ -11,10 +12,25 @@ export interface ReadinessDeps {
   verifier: TokenVerifier;
   /** the services the registered routes call */
   services: ServiceName[];
+  /** the files service's URL, when the gateway routes the file endpoints to it: it is on HTTP, not the bus */
+  filesUrl?: string;
 }
 
 /** how long /ready and /metrics wait for the block service's view of its chains */
 const CHAINS_TIMEOUT_MS = 500;
+/** how long /ready waits for the files service's /health, as for a service's ping */
+const FILES_TIMEOUT_MS = 500;
+
+/** Whether the files service answers its /health in time. */
+async function filesAnswers(filesUrl: string): Promise<boolean> {
+  try {
+    const answer = await fetch(new URL('/health', filesUrl), { signal: AbortSignal.timeout(FILES_TIMEOUT_MS) });
+    await answer.body?.cancel();
+    return answer.ok;
+  } catch {
+    return false;
+  }
+}
 
 export function installObservability(app: FastifyInstance, deps: ReadinessDeps): void {
   const registry = new Registry();
@@ -96,9 +112,15 @@ export function installObservability(app: FastifyInstance, deps: ReadinessDeps):
   const hidden = { schema: { hide: true } };
   app.get('/health', hidden, async () => ({ status: 'ok' }));
   app.get('/ready', hidden, async (_request, reply) => {
-    const [identityProvider, chains, ...instances] = await Promise.all([deps.verifier.ready(), deps.services.includes('block') ? chainHealth() : Promise.resolve(null), ...deps.services.map((name) => pingService(deps.nc, name, 500))]);
+    const [identityProvider, chains, files, ...instances] = await Promise.all([
+      deps.verifier.ready(),
+      deps.services.includes('block') ? chainHealth() : Promise.resolve(null),
+      deps.filesUrl ? filesAnswers(deps.filesUrl) : Promise.resolve(null),
+      ...deps.services.map((name) => pingService(deps.nc, name, 500)),
+    ]);
     const checks: Record<string, boolean> = { nats: !deps.nc.isClosed(), identityProvider };
     deps.services.forEach((name, i) => (checks[name] = (instances[i] ?? 0) > 0));
+    if (files !== null) checks.files = files;
     // per chain: a chain whose block loop keeps failing takes nothing in, whatever the services' pings say
     const perChain: Record<string, { height: number; progressing: boolean; reason?: string; since?: string; retries?: number }> = {};
     for (const c of chains ?? []) {

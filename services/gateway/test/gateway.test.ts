@@ -69,7 +69,8 @@ describe('gateway', () => {
     infra = await startTestInfra({ nats: true, postgres: true });
     issuer = await startTestIssuer();
     const databaseUrl = await infra.postgres!.createDatabase('gateway_test');
-    const config = loadConfig({ DATA_DIR: infra.dataDir, VAULT_PORT: '0', BODY_LIMIT_BYTES: String(BODY_LIMIT), OAUTH_DISCOVERY_URL: issuer.discoveryUrl });
+    // no files service here (readiness.test.ts checks the gateway's view of one)
+    const config = loadConfig({ DATA_DIR: infra.dataDir, VAULT_PORT: '0', BODY_LIMIT_BYTES: String(BODY_LIMIT), OAUTH_DISCOVERY_URL: issuer.discoveryUrl, FILES_URL: 'none' });
     const sink = new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) });
     const logger = createLogger('gateway-test', 'info', sink);
     vault = await startVault({ config, logger, natsUrl: infra.nats!.url, databaseUrl });

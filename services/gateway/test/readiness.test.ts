@@ -1,7 +1,10 @@
 // /ready and /metrics say which chain makes no progress, as the block service
 // reports it on `block-svc.health`. Here a stand-in block instance on a real
 // NATS answers for two chains, one of them stuck (the block service's own
-// detection of a stuck chain is services/block/test/liveness.test.ts).
+// detection of a stuck chain is services/block/test/liveness.test.ts). /ready
+// checks the files service on its /health: a stand-in HTTP server answers it.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLogger, loadConfig } from '@platform/common';
 import { createTokenVerifier } from '@platform/auth';
 import { startTestIssuer, type TestIssuer } from '@platform/auth/testing';
@@ -21,6 +24,7 @@ describe('gateway readiness per chain', () => {
   let app: FastifyInstance;
   let chains: ChainHealthRecord[];
   let base: string;
+  let files: Server;
   const get = async (path: string) => {
     const res = await fetch(`${base}${path}`);
     return { statusCode: res.status, body: await res.text() };
@@ -32,13 +36,18 @@ describe('gateway readiness per chain', () => {
     const logger = createLogger('readiness-test', 'silent');
     nc = await connectBus({ url: infra.nats!.url, name: 'readiness-test' });
     block = await serve(nc, { name: 'block', version: '0.0.0', logger }, [handle(BLOCK.health, () => ({ chains }))]);
-    const config = loadConfig({ DATA_DIR: infra.dataDir, OAUTH_DISCOVERY_URL: issuer.discoveryUrl });
+    files = createServer((request, response) => response.writeHead(request.url === '/health' ? 200 : 404).end());
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    const config = loadConfig({ DATA_DIR: infra.dataDir, OAUTH_DISCOVERY_URL: issuer.discoveryUrl, FILES_URL: filesUrl });
     const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['sub'], orgClaim: 'organization' });
     app = await buildGateway({ config, logger, nc, verifier });
     base = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await app?.close();
+    files?.closeAllConnections();
+    files?.close();
     await block?.stop();
     await nc?.close();
     await issuer?.stop();
@@ -81,5 +90,30 @@ describe('gateway readiness per chain', () => {
     const fine = JSON.parse((await get('/ready')).body);
     expect(fine.checks.chainsProgressing).toBe(true);
     expect(fine.chains).toEqual({ main: { height: 3, progressing: true } });
+  });
+
+  test('/ready checks the files service on its /health: answering, then gone', async () => {
+    chains = [];
+    expect(JSON.parse((await get('/ready')).body).checks.files).toBe(true);
+    files.closeAllConnections();
+    await new Promise<void>((resolve) => files.close(() => resolve()));
+    const gone = await get('/ready');
+    expect(gone.statusCode).toBe(503);
+    expect(JSON.parse(gone.body)).toMatchObject({ status: 'not ready', checks: { files: false } });
+  });
+
+  test('a node without a files service (FILES_URL=none) neither waits for one nor routes the file endpoints', async () => {
+    const config = loadConfig({ DATA_DIR: infra.dataDir, OAUTH_DISCOVERY_URL: issuer.discoveryUrl, FILES_URL: 'none' });
+    const verifier = createTokenVerifier({ discoveryUrl: issuer.discoveryUrl, audience: null, usernameClaims: ['sub'], orgClaim: 'organization' });
+    const bare = await buildGateway({ config, logger: createLogger('readiness-test', 'silent'), nc, verifier });
+    try {
+      const at = await bare.listen({ host: '127.0.0.1', port: 0 });
+      expect(((await (await fetch(`${at}/ready`)).json()) as { checks: object }).checks).not.toHaveProperty('files');
+      const page = await fetch(`${at}/files`);
+      expect(page.status).toBe(404);
+      expect(((await page.json()) as { error: { code: string } }).error.code).toBe('ROUTE_NOT_FOUND');
+    } finally {
+      await bare.close();
+    }
   });
 });
