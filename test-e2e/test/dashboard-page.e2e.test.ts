@@ -103,6 +103,8 @@ describe('the dashboard', () => {
     expect((await api(node, 'POST', '/platform/v2.3/key', await devToken(node, 'erin'))).status).toBe(200);
     await page.getByRole('link', { name: 'My key' }).click();
     await page.waitForFunction(() => /^[0-9a-f]{40}$/.test((globalThis as any).document.getElementById('key-address')?.textContent ?? ''));
+    // the account (balance, nonce) is read after the key: a request of its own
+    await page.waitForFunction(() => /^\d+$/.test((globalThis as any).document.getElementById('key-nonce')?.textContent ?? ''));
     expect(await page.textContent('#key-nonce')).toMatch(/^\d+$/);
     await shot('key');
     await page.getByRole('link', { name: 'Overview' }).click();
