@@ -9,6 +9,8 @@ import { CHROMIUM, ensureChromium } from './chromium.js';
 import { api, devToken, startTestNode, type TestNode } from './harness.js';
 
 const NODE_START_MS = 300_000;
+/** a test of a few actions, each waited for up to 75 s (done, below) */
+const ACTION_TEST_MS = 180_000;
 
 describe('the file application page', () => {
   let node: TestNode;
@@ -34,9 +36,15 @@ describe('the file application page', () => {
     await node?.destroy();
   });
 
+  /**
+   * Waits for the status line an action ends with. An action is a
+   * transaction and then a wait for cirrus to show it (up to 15 s, the files
+   * service's INDEX_WAIT_MS): under a full test run a membership change has
+   * taken over 30 s, so the wait is generous.
+   */
   const done = async (text: string) => {
     // runs in the page (the tests' types have no DOM)
-    await page.waitForFunction((expected) => (globalThis as any).document.getElementById('status')?.textContent?.startsWith(expected), text, { timeout: 30_000 }).catch(async (err: Error) => {
+    await page.waitForFunction((expected) => (globalThis as any).document.getElementById('status')?.textContent?.startsWith(expected), text, { timeout: 75_000 }).catch(async (err: Error) => {
       // what the page said instead, for whoever reads the failure
       throw new Error(`${err.message}; the status line says ${JSON.stringify(await page.textContent('#status'))}`);
     });
@@ -60,7 +68,7 @@ describe('the file application page', () => {
     expect(await page.textContent('#file-name')).toBe('agenda.txt');
     expect(await page.textContent('#file-owner')).toBe(addresses.alice);
     expect(await page.locator('#files tr').allTextContents()).toEqual([expect.stringContaining('agenda.txt1')]);
-  });
+  }, ACTION_TEST_MS);
 
   test('adds a version, shares it, downloads version 2 under its name, attests it', async () => {
     await page.setInputFiles('#version-file', file('agenda.txt', v2));
@@ -84,7 +92,7 @@ describe('the file application page', () => {
     await page.click('#attest-button');
     await done('Attested');
     expect(await page.locator('#versions tr').nth(1).textContent()).toContain(addresses.alice);
-  });
+  }, ACTION_TEST_MS);
 
   test('removes a member; the audit log shows every step', async () => {
     await page.locator('#members li').nth(1).getByText('Remove').click();
@@ -92,7 +100,7 @@ describe('the file application page', () => {
     expect(await page.locator('#members li').count()).toBe(1);
     const log = await page.locator('#audit li').allTextContents();
     expect(log.map((line) => line.split(' ')[1])).toEqual(['MEMBER_ADDED', 'VERSION_ADDED', 'VERSION_ADDED', 'MEMBER_ADDED', 'ATTESTED', 'MEMBER_REMOVED']);
-  });
+  }, ACTION_TEST_MS);
 
   test('a file name that is markup is shown as text', async () => {
     const name = '<img src=x onerror=alert(1)>.txt';
@@ -104,5 +112,5 @@ describe('the file application page', () => {
     await done('Uploaded');
     expect(await page.textContent('#file-name')).toBe(name);
     expect(await page.locator('img').count()).toBe(0);
-  });
+  }, ACTION_TEST_MS);
 });
