@@ -38,6 +38,9 @@ function memoryByPart(node: RunningNode): Map<string, Memory> {
   return parts;
 }
 
+/** CPU seconds so far of every process of the node: the work a round costs, which the host's other load leaves alone better than the rate does */
+const nodeCpuSeconds = (node: RunningNode): number => [...nodeProcesses(node).values()].reduce((total, p) => total + p.cpu, 0);
+
 const sum = (memory: Map<string, Memory>): Memory => [...memory.values()].reduce((a, m) => ({ all: a.all + m.all, anon: a.anon + m.anon }), { all: 0, anon: 0 });
 
 export async function run(): Promise<Row[]> {
@@ -60,6 +63,7 @@ export async function run(): Promise<Row[]> {
     for (let round = 1; round <= ROUNDS; round++) {
       const wallets = Array.from({ length: SENDERS }, () => Wallet.createRandom());
       await Promise.all(wallets.map((w, n) => enrolRawKey(ok, w, admin, round * 1000 + n)));
+      const cpu0 = nodeCpuSeconds(node);
       const t0 = performance.now();
       const signed = wallets.map((w) => Array.from({ length: PER_SENDER }, (_, n) => rawCall(w, n + 1, counter, { VM: 'SolidVM', funcName: 'bump', args: '(1)' })));
       const hashes = await submitInOrder(ok, () => user, signed);
@@ -67,13 +71,14 @@ export async function run(): Promise<Row[]> {
       const failed = finals.filter((r) => r.status !== 'Success').length;
       if (failed > 0) throw new Error(`round ${round}: ${failed} transactions did not succeed`);
       const rate = (hashes.length * 1000) / (performance.now() - t0);
+      const cpuMsPerTx = ((nodeCpuSeconds(node) - cpu0) * 1000) / hashes.length;
       // what settles after a burst (timers, pools going idle) is not growth
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const memory = memoryByPart(node);
       perRound.push(memory);
       const total = sum(memory);
       const shown = [...memory].sort((a, b) => b[1].all - a[1].all).map(([p, m]) => `${p} ${Math.round(m.all)} (${Math.round(m.anon)})`);
-      console.log(`   round ${round}: ${hashes.length} tx at ${Math.round(rate)} tx/s; PSS MiB (anonymous part): total ${Math.round(total.all)} (${Math.round(total.anon)}), ${shown.join(', ')}`);
+      console.log(`   round ${round}: ${hashes.length} tx at ${Math.round(rate)} tx/s, ${cpuMsPerTx.toFixed(2)} CPU-ms/tx (whole node); PSS MiB (anonymous part): total ${Math.round(total.all)} (${Math.round(total.anon)}), ${shown.join(', ')}`);
     }
     const rows: Row[] = [];
     const settled = perRound[Math.min(SETTLING, perRound.length) - 1]!;

@@ -3,6 +3,7 @@
 export { createContract, callContract } from './exec.js';
 export type { ExecOutcome, ExecOptions, CallRequest, CreateRequest } from './exec.js';
 export { compileSolidity, compileUnitOffThread, compileCacheStats, clearCompileCache, EVM_VERSION, SOLC_VERSION } from './solc.js';
+export { solcWorkerRunning } from './solc-thread.js';
 export type { Compilation, CompiledContract } from './solc.js';
 export { SolidityCompileError, COMPILE_ERROR } from './errors.js';
 export type { FailureCode, SolcMessage } from './errors.js';

@@ -1,6 +1,6 @@
 // solc compilation: outputs, the xabi in the platform's layout, compile
 // errors carrying solc's messages, and the cache.
-import { COMPILE_ERROR, SolidityCompileError, clearCompileCache, compileCacheStats, compileSolidity, compileUnitOffThread } from '../src/index.js';
+import { COMPILE_ERROR, SolidityCompileError, clearCompileCache, compileCacheStats, compileSolidity, compileUnitOffThread, solcWorkerRunning } from '../src/index.js';
 import { TOKEN } from './helpers.js';
 
 const SHOP = `// SPDX-License-Identifier: MIT
@@ -178,4 +178,16 @@ describe('compileSolidity', () => {
     expect((err as SolidityCompileError).message).toMatch(/TypeError: Return argument type literal_string "x"/);
     expect(() => compileSolidity(bad)).toThrow(err as Error);
   });
+
+  test("solc's worker (some 150 MiB) ends when idle, and the next compilation starts another", async () => {
+    clearCompileCache();
+    await compileUnitOffThread(TOKEN.replace('contract Token', 'contract Idle1'));
+    expect(solcWorkerRunning()).toBe(true);
+    const deadline = Date.now() + 20_000;
+    while (solcWorkerRunning() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(solcWorkerRunning()).toBe(false);
+    const unit = await compileUnitOffThread(TOKEN.replace('contract Token', 'contract Idle2'));
+    expect(unit.contracts.map((c) => c.name)).toContain('Idle2');
+    expect(solcWorkerRunning()).toBe(true);
+  }, 40_000);
 });
