@@ -335,7 +335,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     vaultNewPassword: vaultNewPassword(env),
     gasEnabled: bool(env, 'GAS_ENABLED', false),
     indexEvm: bool(env, 'INDEX_EVM', false),
-    blockStateCacheMb: int(env, 'BLOCK_STATE_CACHE_MB', 64, 4, 65_536),
+    blockStateCacheMb: int(env, 'BLOCK_STATE_CACHE_MB', 32, 4, 65_536),
     accountNonceLimit: int(env, 'ACCOUNT_NONCE_LIMIT', 2000, 0, Number.MAX_SAFE_INTEGER),
     resolveTimeoutMs: int(env, 'RESOLVE_TIMEOUT_MS', 60_000, 1, 3_600_000),
     identityRequired: bool(env, 'IDENTITY_REQUIRED', true),

@@ -46,7 +46,7 @@ describe('loadConfig defaults', () => {
       gasEnabled: false,
       indexEvm: false,
       accountNonceLimit: 2000,
-      blockStateCacheMb: 64,
+      blockStateCacheMb: 32,
       resolveTimeoutMs: 60_000,
       identityRequired: true,
       identityAutoEnroll: true,

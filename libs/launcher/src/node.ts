@@ -12,6 +12,7 @@ import { prepareJoin } from './join.js';
 import { startNats, type NatsClusterOptions, type RunningNats } from './nats.js';
 import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
 import { builtEntry } from './build.js';
+import { memoryEnv } from './memory.js';
 import { waitForPort } from './ports.js';
 import { supervise, type Supervised } from './supervisor.js';
 
@@ -137,7 +138,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
         args: [await builtEntry(REPO_ROOT, entry)],
         ...(firstArgs ? { firstArgs } : {}),
         cwd: REPO_ROOT,
-        env,
+        env: { ...env, ...memoryEnv(name, env) },
         onLine: (part, line) => {
           tails.add(part, line);
           options.onLine(part, line);
@@ -173,10 +174,9 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     };
     // the node CA's key is the vault's alone
     const caEnv = { NODE_CA_CERT: chain.ca.cert, NODE_CA_KEY: chain.ca.key };
-    const filesOptions = filesNodeOptions(env.NODE_OPTIONS);
     for (const service of NODE_SERVICES) {
       const firstArgs = service === 'cirrus' && options.reindex ? ['--reindex'] : undefined;
-      const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...(service === 'vault' ? caEnv : {}), ...(service === 'files' ? filesOptions : {}) };
+      const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...(service === 'vault' ? caEnv : {}) };
       await run(service, `services/${service}/src/main.ts`, env, firstArgs);
     }
 
@@ -203,20 +203,6 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     await stopAll();
     throw err;
   }
-}
-
-/**
- * The files service streams gigabytes through short-lived buffers, and must
- * stay under 150 MiB while it does (services/files README, "Memory and
- * speed"): it collects them every few MiB a transfer moves (--expose-gc;
- * services/files/src/store.ts), and MALLOC_MMAP_THRESHOLD_ gives each chunk
- * its own mapping, returned to the system when it is freed. The rest is its
- * size at rest, which these cut by some 10 MiB (measured after its start):
- * a 1 MiB young generation instead of 2, one V8 helper thread instead of
- * four, and two malloc arenas instead of up to one per thread.
- */
-function filesNodeOptions(given: string | undefined): { NODE_OPTIONS: string; MALLOC_MMAP_THRESHOLD_: string; MALLOC_ARENA_MAX: string } {
-  return { NODE_OPTIONS: `${given ?? ''} --max-semi-space-size=1 --v8-pool-size=1 --expose-gc`.trim(), MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_ARENA_MAX: '2' };
 }
 
 function urlHost(host: string): string {
