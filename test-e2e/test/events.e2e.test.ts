@@ -153,6 +153,9 @@ describe('live events on a node', () => {
     const byQuery = await open('alice', `?contract=${bell}&lastEventId=${resumeAt}`);
     await byQuery.next((m) => m.id === later[later.length - 1].id);
     expect(ids(byQuery.messages)).toEqual(ids(later));
+    // the replay's end is marked: what follows is live
+    for (let i = 0; i < 100 && !byQuery.comments.includes('live'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(byQuery.comments.filter((c) => c !== 'heartbeat')).toEqual(['connected', 'live']);
     const [live] = await send('alice', [ring('r4')]);
     await resumed.next((m) => m.data.transactionHash === live.hash);
     expect(ids(resumed.messages)).toEqual(ids((await first.until((m) => m.data.transactionHash === live.hash)).slice(firstOfR1 + 1)));

@@ -106,6 +106,8 @@ export class EventConnection implements FeedSubscriber {
   /** The resume is read: what waited, and then every block, is written as it comes. */
   goLive(): void {
     this.live = true;
+    // a reader of a range of the record (the dashboard's blocks) stops here rather than wait for the next block
+    if (!this.closed) this.res.write(': live\n\n');
     void this.pump();
   }
 
