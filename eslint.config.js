@@ -13,4 +13,9 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  {
+    // the dashboard's browser modules
+    files: ['services/gateway/dashboard/src/**/*.js'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', location: 'readonly', history: 'readonly', sessionStorage: 'readonly', crypto: 'readonly', btoa: 'readonly', atob: 'readonly', URLSearchParams: 'readonly', EventSource: 'readonly', TextDecoderStream: 'readonly', Event: 'readonly' } },
+  },
 );

@@ -1,47 +1,68 @@
 // The dashboard (`/dashboard`) in headless Chromium, as a person uses it: it
 // offers "Sign in", which goes to the node's development identity provider
 // (authorization code + PKCE S256, from the discovery document), and comes
-// back signed in; the overview shows the height, the services' health and,
-// live from the events stream, each new transaction with its full hash and
-// the height that follows it. A screenshot of each step is saved (not
-// committed) in $DASHBOARD_SCREENSHOTS (default <tmp>/dashboard-screenshots).
+// back signed in; then every page, with what other users do by REST showing
+// up live: the overview (height, charts, health, peers, the latest
+// transactions), the user's key created from the page with its certificate,
+// the blocks list gaining a block, that block, its transaction with its
+// events, the sender's account, the contract (source, xabi, state, history,
+// events), the cirrus query box, and a private chain seen as nothing by a
+// non-member and with its members and governance events once the user's
+// organization is added. One node, one browser. A screenshot of each page is
+// saved in $DASHBOARD_SCREENSHOTS (default .tmp/dashboard-screenshots, which
+// git ignores).
 import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { AUTO_APPROVE_SOURCE } from '@platform/chains';
 import { CHROMIUM, ensureChromium } from './chromium.js';
 import { api, devToken, startTestNode, type TestNode } from './harness.js';
 
 const NODE_START_MS = 300_000;
-const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS ?? join(tmpdir(), 'dashboard-screenshots');
+const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS ?? fileURLToPath(new URL('../../.tmp/dashboard-screenshots', import.meta.url));
+const GOVERNANCE = '0000000000000000000000000000000000000100';
 
-const COUNTER = 'contract Counter { uint public count; function bump() { count += 1; } }';
+const COUNTER = 'contract Counter { uint public count; event Bumped(uint count); function bump() { count += 1; emit Bumped(count); } }';
 
 describe('the dashboard', () => {
   let node: TestNode;
   let browser: Browser;
   let page: Page;
-  let token: string;
+  let dana: string;
+  let counter: { hash: string; address: string };
 
   beforeAll(async () => {
     ensureChromium();
     mkdirSync(SCREENSHOTS, { recursive: true });
     node = await startTestNode();
-    token = await devToken(node, 'dana', 'Acme');
-    expect((await api(node, 'POST', '/platform/v2.3/key', token)).status).toBe(200);
+    dana = await devToken(node, 'dana', 'Acme');
+    expect((await api(node, 'POST', '/platform/v2.3/key', dana)).status).toBe(200);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    page = await (await browser.newContext()).newPage();
+    page = await (await browser.newContext({ viewport: { width: 1366, height: 768 } })).newPage();
   }, NODE_START_MS);
   afterAll(async () => {
     await browser?.close();
     await node?.destroy();
   });
 
-  const status = (text: string) =>
-    page.waitForFunction((expected) => (globalThis as any).document.getElementById('status')?.textContent === expected, text, { timeout: 30_000 }).catch(async (err: Error) => {
+  const text = (selector: string) => page.locator(selector).first().textContent({ timeout: 30_000 });
+  const status = (expected: string) =>
+    page.waitForFunction((want) => (globalThis as any).document.getElementById('status')?.textContent === want, expected, { timeout: 30_000 }).catch(async (err: Error) => {
       throw new Error(`${err.message}; the status line says ${JSON.stringify(await page.textContent('#status'))}`);
     });
   const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const send = async (token: string, txs: unknown[], query = '') => {
+    const res = await api(node, 'POST', `/platform/v2.3/transaction?resolve=true${query}`, token, { txs });
+    expect(res.status).toBe(200);
+    expect(res.body[0].status).toBe('Success');
+    return res.body[0];
+  };
+  const bump = () => send(dana, [{ type: 'FUNCTION', payload: { contractAddress: counter.address, method: 'bump', args: {}, metadata: { VM: 'SolidVM' } } }]);
+  /** polled: cirrus and membership follow execution */
+  const eventually = async (read: () => Promise<boolean>) => {
+    for (let i = 0; i < 300 && !(await read()); i++) await new Promise((r) => setTimeout(r, 100));
+  };
 
   test('offers to sign in, signs in at the identity provider with PKCE, and comes back signed in', async () => {
     const answer = await page.goto(`${node.gatewayUrl}/dashboard`);
@@ -62,55 +83,129 @@ describe('the dashboard', () => {
     expect(page.url()).toBe(`${node.gatewayUrl}/dashboard`);
   });
 
-  test('the overview shows the height and the health, and each new transaction live with the height after it', async () => {
+  test('the overview shows the height, health and peers, and each new transaction live with the height after it', async () => {
     await page.waitForFunction(() => /^\d+$/.test((globalThis as any).document.getElementById('height')?.textContent ?? ''));
     const before = Number(await page.textContent('#height'));
     expect(await page.locator('#health li').allTextContents()).toContain('chainsProgressing: ok');
-    const res = await api(node, 'POST', '/platform/v2.3/transaction?resolve=true', token, { txs: [{ type: 'CONTRACT', payload: { contract: 'Counter', src: COUNTER, args: {}, metadata: { VM: 'SolidVM' } } }] });
-    expect(res.body[0].status).toBe('Success');
-    const { hash } = res.body[0];
-    const row = page.locator('#transactions tr', { hasText: hash });
+    await page.locator('#peers li').first().waitFor();
+    expect(await page.locator('#peers li').allTextContents()).toEqual(['None: this node is a network of its own.']);
+    const upload = await send(dana, [{ type: 'CONTRACT', payload: { contract: 'Counter', src: COUNTER, args: {}, metadata: { VM: 'SolidVM' } } }]);
+    counter = { hash: upload.hash, address: upload.data.contents.address };
+    const row = page.locator('#transactions tr', { hasText: upload.hash });
     await row.waitFor({ timeout: 30_000 });
-    expect(await row.locator('td').allTextContents()).toEqual([hash, 'Success', expect.stringMatching(/^\d+$/), 'main']);
+    expect(await row.locator('td').allTextContents()).toEqual([upload.hash, 'Success', expect.stringMatching(/^\d+$/), 'main']);
     const blockNumber = Number(await row.locator('td').nth(2).textContent());
     await page.waitForFunction((n) => Number((globalThis as any).document.getElementById('height')?.textContent) >= n, blockNumber);
     expect(blockNumber).toBeGreaterThan(before);
+    // the charts have a bar per block after the first they know
+    await page.locator('#block-time-chart rect').first().waitFor();
+    expect(await page.getAttribute('#rate-chart', 'aria-label')).toMatch(/^Transactions per second of the last \d+ blocks/);
     await shot('overview');
   });
 
-  test("a transaction's page, the cirrus query box with its exact URL, the chains and the user's own key", async () => {
-    const hash = (await page.locator('#transactions tr a').first().textContent())!;
-    await page.locator('#transactions tr a').first().click();
-    await page.waitForFunction((h) => (globalThis as any).document.getElementById('tx-hash')?.textContent === h, hash);
-    expect(await page.textContent('#tx-status')).toBe('Success');
-    expect(await page.textContent('#tx-result')).toContain('"tag": "Upload"');
+  test("creates the user's key from the page, which then shows the address, the account and the certificate", async () => {
+    await page.getByRole('link', { name: 'My key' }).click();
+    await page.getByRole('button', { name: 'Create my key' }).click();
+    await page.waitForFunction(() => /^[0-9a-f]{40}$/.test((globalThis as any).document.getElementById('account-address')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    const key = await api(node, 'GET', '/platform/v2.3/key', await devToken(node, 'erin'));
+    expect(await text('#account-address')).toBe(key.body.address);
+    expect(await text('#account-nonce')).toMatch(/^\d+$/);
+    // enrolled with the key: the registry's certificate names the user
+    expect(await page.locator('#certificate dd').first().textContent()).toBe('erin');
+    await shot('key');
+  });
+
+  test('the blocks list gains a block live; the block, its transaction with its events, and the sender', async () => {
+    await page.getByRole('link', { name: 'Blocks' }).click();
+    await page.locator('#blocks tr').first().waitFor({ timeout: 30_000 });
+    const call = await bump();
+    const blockHash: string = call.txResult.blockHash;
+    const row = page.locator('#blocks tr', { hasText: blockHash });
+    await row.waitFor({ timeout: 30_000 });
+    expect(await page.locator('#blocks tr').first().textContent()).toContain(blockHash);
+    await shot('blocks');
+
+    await row.locator('a').first().click();
+    await page.waitForFunction((h) => (globalThis as any).document.getElementById('block-hash')?.textContent === h, blockHash, { timeout: 30_000 });
+    expect(await page.locator('#block-transactions tbody tr').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining(call.hash)]));
+    await shot('block');
+
+    await page.locator('#block-transactions a', { hasText: call.hash }).click();
+    await page.waitForFunction((h) => (globalThis as any).document.getElementById('tx-hash')?.textContent === h, call.hash, { timeout: 30_000 });
+    expect(await text('#tx-status')).toBe('Success');
+    expect(await page.locator('#tx-events tbody tr').allTextContents()).toEqual([expect.stringContaining('Bumped')]);
+    expect(await text('#tx-events tbody td:nth-child(3)')).toBe('{"count":"1"}');
+    expect(await text('#tx-diff')).toContain(counter.address);
     await shot('transaction');
 
-    // indexed (cirrus follows execution): then the page's query has its row
-    for (let i = 0; i < 150 && (await api(node, 'GET', '/cirrus/search/Counter?select=count', token)).body?.length !== 1; i++) await new Promise((r) => setTimeout(r, 100));
-    await page.getByRole('link', { name: 'Contracts' }).click();
-    await page.fill('#query-table', 'Counter');
+    const from = (await api(node, 'GET', '/platform/v2.3/key', dana)).body.address;
+    await page.locator('#tx-fields a', { hasText: from }).click();
+    await page.waitForFunction((a) => (globalThis as any).document.getElementById('account-address')?.textContent === a, from, { timeout: 30_000 });
+    // dana's upload and her bump
+    expect(Number(await text('#account-nonce'))).toBe(2);
+    expect(await page.locator('#certificate dd').allTextContents()).toEqual(expect.arrayContaining(['dana', 'Acme']));
+    await shot('account');
+  });
+
+  test("the contract's page: source, xabi, current state, history and events; the cirrus query box", async () => {
+    await eventually(async () => (await api(node, 'GET', '/cirrus/search/Counter?select=count', dana)).body?.[0]?.count === 1);
+    await page.goto(`${node.gatewayUrl}/dashboard#/tx/${counter.hash}`);
+    await page.locator('#tx-fields a', { hasText: `Counter at ${counter.address}` }).click();
+    await page.locator('#contract-source').waitFor({ timeout: 30_000 });
+    expect(await text('#contract-source')).toBe(COUNTER);
+    expect(JSON.parse((await text('#contract-xabi'))!).funcs).toHaveProperty('bump');
+    expect(JSON.parse((await text('#contract-state'))!)).toEqual({ count: 1 });
+    await page.locator('#contract-history tbody tr').nth(1).waitFor({ timeout: 30_000 });
+    // most recent first: the bump, then the creation
+    const history = await page.locator('#contract-history tbody tr').allTextContents();
+    expect([history.length, history[0].endsWith('{"count":1}'), history[1].endsWith('{"count":0}')]).toEqual([2, true, true]);
+    await page.locator('#contract-events-Bumped tbody tr').first().waitFor({ timeout: 30_000 });
+    expect(await page.locator('#contract-events-Bumped tbody tr td').last().textContent()).toBe('{"count":"1"}');
+    await shot('contract');
+
+    await page.getByRole('link', { name: 'cirrus: Counter' }).click();
     await page.fill('#query-text', 'select=count');
     expect(await page.textContent('#query-url')).toBe('/cirrus/search/Counter?select=count');
     await page.click('#query-form button[type="submit"]');
     await page.waitForFunction(() => ((globalThis as any).document.getElementById('query-rows')?.textContent ?? '').includes('count'), undefined, { timeout: 30_000 });
-    expect(JSON.parse((await page.textContent('#query-rows'))!)).toEqual([{ count: 0 }]);
+    expect(JSON.parse((await page.textContent('#query-rows'))!)).toEqual([{ count: 1 }]);
     await shot('contracts');
+  });
 
+  test('a private chain is nothing to a non-member; once the user is a member, its members and governance events', async () => {
+    const created = await api(node, 'POST', '/bloc/v2.2/chain', dana, { label: 'Acme only', contract: 'AutoApprove', src: AUTO_APPROVE_SOURCE, args: {}, members: [], balances: [], metadata: { VM: 'SolidVM' } });
+    expect(created.status).toBe(200);
+    const chain: string = created.body;
     await page.getByRole('link', { name: 'Chains' }).click();
-    await page.waitForFunction(() => !(globalThis as any).document.getElementById('page-chains')?.hidden);
-    expect(await page.locator('#chains tr').count()).toBe(0);
-    expect((await api(node, 'POST', '/platform/v2.3/key', await devToken(node, 'erin'))).status).toBe(200);
-    await page.getByRole('link', { name: 'My key' }).click();
-    await page.waitForFunction(() => /^[0-9a-f]{40}$/.test((globalThis as any).document.getElementById('key-address')?.textContent ?? ''));
-    // the account (balance, nonce) is read after the key: a request of its own
-    await page.waitForFunction(() => /^\d+$/.test((globalThis as any).document.getElementById('key-nonce')?.textContent ?? ''));
-    expect(await page.textContent('#key-nonce')).toMatch(/^\d+$/);
-    await shot('key');
-    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.locator('#chains').waitFor();
+    expect(await page.locator('#chains tbody tr').count()).toBe(0);
+    await page.goto(`${node.gatewayUrl}/dashboard#/chain/${chain}`);
+    expect(await text('#chain-missing')).toBe(`No chain ${chain} that you may see.`);
+    await shot('chain-non-member');
+
+    // erin's organization (her certificate's) is added by the chain's governance
+    const erin = await devToken(node, 'erin');
+    const erinAddress = (await api(node, 'GET', '/platform/v2.3/key', erin)).body.address;
+    const [cert] = (await api(node, 'GET', `/cirrus/search/Certificate?userAddress=eq.${erinAddress}&select=organization`, erin)).body;
+    await send(dana, [{ type: 'FUNCTION', payload: { contractAddress: GOVERNANCE, method: 'addOrg', args: { _orgName: cert.organization }, metadata: { VM: 'SolidVM' }, chainid: chain } }]);
+    await eventually(async () => (await api(node, 'GET', `/bloc/v2.2/chain/${chain}`, erin)).status === 200);
+    await eventually(async () => (await api(node, 'GET', `/cirrus/search/AutoApprove.OrgAdded?chainId=eq.${chain}`, erin)).body?.length === 1);
+    await page.goto(`${node.gatewayUrl}/dashboard#/chains`);
+    await page.locator('#chains tbody tr').first().waitFor({ timeout: 30_000 });
+    await page.locator('#chains a', { hasText: chain }).click();
+    await page.waitForFunction((id) => (globalThis as any).document.getElementById('chain-id')?.textContent === id, chain, { timeout: 30_000 });
+    expect(await text('#chain-label')).toBe('Acme only');
+    expect(await page.locator('#chain-members tbody tr').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('Acme')]));
+    const governance = page.locator('#chain-governance tbody tr');
+    expect(await governance.count()).toBe(1);
+    expect(await governance.first().textContent()).toContain(`OrgAdded`);
+    expect(await governance.first().textContent()).toContain(cert.organization);
+    await shot('chain');
   });
 
   test('signing out forgets the token', async () => {
+    await page.goto(`${node.gatewayUrl}/dashboard#/`);
+    await status('Live');
     await page.click('#sign-out');
     await status('Signed out');
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('dashboard.token'))).toBeNull();

@@ -139,6 +139,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   if (deps.config.files?.url) fileRoutes(app, deps.config.files.url, PUBLIC_PATHS);
   // the live events take a ticket instead of the bearer token (EventSource): their own token check
   eventRoutes(app, { nc: deps.nc, logger: deps.logger, verifier: deps.verifier, config: { ...(deps.config.events ?? DEFAULT_EVENTS), allowNoExp: deps.config.oauthAllowNoExp ?? false } });
-  if (deps.config.oauthDiscoveryUrl) dashboardRoutes(app, { discoveryUrl: deps.config.oauthDiscoveryUrl, clientId: deps.config.dashboardClientId ?? 'platform-dashboard' });
+  if (deps.config.oauthDiscoveryUrl) await dashboardRoutes(app, { discoveryUrl: deps.config.oauthDiscoveryUrl, clientId: deps.config.dashboardClientId ?? 'platform-dashboard' });
   return app;
 }
