@@ -100,6 +100,11 @@ describe('the dashboard', () => {
     // the charts have a bar per block after the first they know
     await page.locator('#block-time-chart rect').first().waitFor();
     expect(await page.getAttribute('#rate-chart', 'aria-label')).toMatch(/^Transactions per second of the last \d+ blocks/);
+    // a reload starts from the node's record: the latest transactions and the charts are there before anything new happens
+    await page.reload();
+    await status('Live');
+    expect(await page.locator('#transactions tr', { hasText: upload.hash }).count()).toBe(1);
+    expect(await page.locator('#block-time-chart rect').count()).toBeGreaterThan(0);
     await shot('overview');
   });
 

@@ -16,6 +16,17 @@ let latest = 0;
 export const chainOf = (block) => block.chainId ?? MAIN;
 export const blockHref = (number, chainId) => (chainId && chainId !== MAIN ? `#/block/${number}/${chainId}` : `#/block/${number}`);
 
+/** transaction hash → its block's position, for the transactions seen (at most TX_REMEMBERED, the oldest forgotten first) */
+const txs = new Map();
+const TX_REMEMBERED = 10_000;
+
+export function noteTxAt(position, hash) {
+  txs.set(hash, position);
+  if (txs.size > TX_REMEMBERED) txs.delete(txs.keys().next().value);
+}
+
+export const txPosition = (hash) => txs.get(hash);
+
 /** Remembers where a block (a `block` message) is. */
 export function noteBlockAt(id, block) {
   const seq = seqOf(id);

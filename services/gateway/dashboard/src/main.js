@@ -4,12 +4,12 @@
 // #/contracts, #/key), each read from the REST interface when opened; the
 // overview and the blocks list follow the live events stream (EventSource
 // with a ticket: it cannot send the token), never polling.
-import { json, authorized, setToken, seqOf } from './api.js';
+import { json, authorized, setToken, seqOf, IDS_PER_BLOCK } from './api.js';
 import { $, h, say } from './dom.js';
 import { signIn, finishSignIn, usernameOf } from './auth.js';
-import { showHealth, showPeers, noteBlock, noteTransaction, loadRecentBlocks } from './overview.js';
+import { showHealth, showPeers, noteBlock, noteTransaction, loadRecent } from './overview.js';
 import { blocksPage, blockPage, blockRow, PAGE } from './blocks.js';
-import { transactionPage, accountPage, contractPage, chainsPage, chainPage, keyPage, txPositions } from './pages.js';
+import { transactionPage, accountPage, contractPage, chainsPage, chainPage, keyPage } from './pages.js';
 
 /** hash route → [title, nav entry, render(view, ...args)]; the overview and the query box are static sections of the page */
 const ROUTES = {
@@ -102,9 +102,7 @@ async function follow(token, lastEventId = '') {
   events.addEventListener('tx', (e) => {
     last = e.lastEventId;
     const tx = JSON.parse(e.data);
-    const position = seqOf(e.lastEventId);
-    txPositions.set(tx.hash, position);
-    noteTransaction(tx, position);
+    noteTransaction(tx, seqOf(e.lastEventId));
   });
   events.addEventListener('open', () => say('Live'));
   const reopen = () => {
@@ -148,8 +146,9 @@ async function start() {
   say('Signed in');
   await route();
   await showHealth();
-  await follow(token);
-  await Promise.all([showPeers(), loadRecentBlocks()]).catch((err) => say(err.message, false));
+  const head = await loadRecent();
+  await follow(token, String((head + 1) * IDS_PER_BLOCK - 1));
+  await showPeers();
 }
 
 start().catch((err) => {

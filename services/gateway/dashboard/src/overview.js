@@ -2,10 +2,10 @@
 // and charts of the latest main-chain blocks), the services' health from
 // /ready, the peers, and the latest transactions — kept current by the live
 // events, never by polling.
-import { authorized, readEvents, IDS_PER_BLOCK } from './api.js';
+import { authorized, readEvents, seqOf, IDS_PER_BLOCK } from './api.js';
 import { $, h, link } from './dom.js';
 import { drawBars } from './chart.js';
-import { latestSeq, noteBlockAt, blockHref } from './blocks.js';
+import { latestSeq, noteBlockAt, noteTxAt, blockHref } from './blocks.js';
 
 const LATEST = 20;
 const CHART_BLOCKS = 30;
@@ -60,15 +60,27 @@ export function noteBlock(id, block) {
   redraw();
 }
 
-/** The charts start from the latest main-chain blocks of the node's record, then follow the live ones. */
-export async function loadRecentBlocks() {
+const TX_POSITIONS = 3;
+
+/**
+ * The charts and the latest transactions start from the node's record: the
+ * last CHART_BLOCKS positions' main-chain blocks and the last TX_POSITIONS
+ * positions' transactions. Answers the last position read, after which the
+ * live stream takes over (from there: nothing missed, nothing twice).
+ */
+export async function loadRecent() {
   const head = await latestSeq();
-  if (head === 0) return;
-  const { messages } = await readEvents({ after: Math.max(1, head - CHART_BLOCKS) * IDS_PER_BLOCK - 1, kinds: 'block', chainid: 'main', stop: (m) => Math.floor(m.id / IDS_PER_BLOCK) > head });
-  for (const m of messages) noteBlock(m.id, m.data);
+  if (head === 0) return 0;
+  const upTo = (m) => seqOf(m.id) > head;
+  const blocks = await readEvents({ after: Math.max(1, head - CHART_BLOCKS + 1) * IDS_PER_BLOCK - 1, kinds: 'block', chainid: 'main', stop: upTo });
+  for (const m of blocks.messages) noteBlock(m.id, m.data);
+  const txs = await readEvents({ after: Math.max(1, head - TX_POSITIONS + 1) * IDS_PER_BLOCK - 1, kinds: 'tx', stop: upTo });
+  for (const m of txs.messages.slice(-LATEST)) noteTransaction(m.data, seqOf(m.id));
+  return head;
 }
 
 export function noteTransaction(tx, position) {
+  noteTxAt(position, tx.hash);
   const cell = (content, className = '') => h('td', { className }, content);
   const row = h(
     'tr',

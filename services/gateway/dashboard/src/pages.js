@@ -4,15 +4,12 @@
 // chains' limit/offset).
 import { authorized, sendAuthorized, readEvents, search, seqOf, IDS_PER_BLOCK } from './api.js';
 import { h, link, dl, table, section, pre, pager } from './dom.js';
-import { blockHref } from './blocks.js';
+import { blockHref, txPosition } from './blocks.js';
 
 const ROWS = 10;
 const accountHref = (address, chainId) => `#/account/${address}${chainId ? `/${chainId}` : ''}`;
 const contractHref = (name, address, chainId) => `#/contract/${encodeURIComponent(name)}/${address}${chainId ? `/${chainId}` : ''}`;
 const txLink = (hash) => link(`#/tx/${hash}`, hash, 'hash');
-
-/** where each transaction seen in a list or live was: hash → its block's stream position */
-export const txPositions = new Map();
 
 /** `#/tx/<hash>[/<position>]`: status, result fields, state diff, result data and, when its block's position is known, its block, sender and events. */
 export async function transactionPage(view, hash, position) {
@@ -20,7 +17,7 @@ export async function transactionPage(view, hash, position) {
   const r = result.txResult ?? {};
   const chainId = r.chainId ?? null;
   const upload = result.data?.tag === 'Upload' ? result.data.contents : null;
-  const seq = position ? Number(position) : txPositions.get(hash);
+  const seq = position ? Number(position) : txPosition(hash);
   let here = null;
   let events = [];
   if (seq) {
