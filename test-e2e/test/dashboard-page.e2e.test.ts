@@ -181,8 +181,11 @@ describe('the dashboard', () => {
     const created = await api(node, 'POST', '/bloc/v2.2/chain', dana, { label: 'Acme only', contract: 'AutoApprove', src: AUTO_APPROVE_SOURCE, args: {}, members: [], balances: [], metadata: { VM: 'SolidVM' } });
     expect(created.status).toBe(200);
     const chain: string = created.body;
-    await page.getByRole('link', { name: 'Chains' }).click();
+    // by keyboard: the link, then the focus on the new page's heading
+    await page.focus('nav a[href="#/chains"]');
+    await page.keyboard.press('Enter');
     await page.locator('#chains').waitFor();
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('view-title');
     expect(await page.locator('#chains tbody tr').count()).toBe(0);
     await page.goto(`${node.gatewayUrl}/dashboard#/chain/${chain}`);
     expect(await text('#chain-missing')).toBe(`No chain ${chain} that you may see.`);
