@@ -47,7 +47,7 @@ export async function transactionPage(view, hash, position) {
     section(
       'Events',
       seq
-        ? table('Events the transaction emitted', ['Event', 'Contract', 'Arguments'], events.map((e) => [e.name, link(accountHref(e.address, chainId), `${e.contractName} ${e.address}`), JSON.stringify(e.args)]), 'tx-events')
+        ? table('Events the transaction emitted', ['Event', 'Contract', 'Arguments'], events.map((e) => [e.name, link(contractHref(e.contractName, e.address, chainId), `${e.contractName} ${e.address}`), JSON.stringify(e.args)]), 'tx-events')
         : h('p', {}, 'Open the transaction from a block or a list to see its block, sender and events.'),
     ),
     section('Result data', pre(upload ? { ...result.data, contents: { ...upload, src: '(on the contract page)', xabi: '(on the contract page)' } } : result.data, 'tx-result')),
