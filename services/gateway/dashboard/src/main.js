@@ -43,9 +43,18 @@ async function runQuery() {
   }
 }
 
+/** a part of the hash as typed; a malformed escape stays as it is (the page then says what it cannot find) */
+function decoded(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 let routing = 0;
 async function route() {
-  const [name = '', ...args] = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  const [name = '', ...args] = location.hash.replace(/^#\/?/, '').split('/').map(decoded);
   const [title, nav, render] = ROUTES[name] ?? ROUTES[''];
   const turn = ++routing;
   liveBlocks = false;
