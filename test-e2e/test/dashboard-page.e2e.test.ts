@@ -150,6 +150,13 @@ describe('the dashboard', () => {
     expect(Number(await text('#account-nonce'))).toBe(2);
     expect(await page.locator('#certificate dd').allTextContents()).toEqual(expect.arrayContaining(['dana', 'Acme']));
     await shot('account');
+
+    // what does not exist is said on the page
+    await page.goto(`${node.gatewayUrl}/dashboard#/block/999999`);
+    expect(await text('#view [role="alert"]')).toBe('there is no block 999999 on the main chain (yet)');
+    await page.goto(`${node.gatewayUrl}/dashboard#/tx/${'ab'.repeat(32)}`);
+    const unknown = page.locator('#view [role="alert"]', { hasText: 'unknown transaction' });
+    expect(await unknown.textContent({ timeout: 30_000 })).toBe(`unknown transaction hash: ${'ab'.repeat(32)}`);
   });
 
   test("the contract's page: source, xabi, current state, history and events; the cirrus query box", async () => {
