@@ -216,6 +216,13 @@ describe('the dashboard', () => {
     expect(await governance.first().textContent()).toContain(`OrgAdded`);
     expect(await governance.first().textContent()).toContain(cert.organization);
     await shot('chain');
+
+    // its genesis block, found in a fresh page (no position remembered) by searching the record
+    await page.getByRole('link', { name: 'its genesis block' }).click();
+    await page.reload();
+    await page.waitForFunction(() => /^[0-9a-f]{64}$/.test((globalThis as any).document.getElementById('block-hash')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    expect(await page.locator('#block-fields dd').allTextContents()).toEqual(['0', chain, expect.stringMatching(/^[0-9a-f]{64}$/), expect.any(String), expect.stringMatching(/ UTC$/), '1']);
+    expect(await page.locator('#block-transactions tbody tr').count()).toBe(1);
   });
 
   test('signing out forgets the token', async () => {

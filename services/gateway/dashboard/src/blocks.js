@@ -9,20 +9,20 @@ import { h, link, dl, table, section } from './dom.js';
 export const PAGE = 20;
 const MAIN = 'main';
 
-/** positions seen: `${chain}:${number}` → sequence; and the latest sequence seen */
+/** positions seen: `${chain}:${number}` → sequence (at most REMEMBERED); and the latest sequence seen */
 const known = new Map();
 let latest = 0;
 
 export const chainOf = (block) => block.chainId ?? MAIN;
 export const blockHref = (number, chainId) => (chainId && chainId !== MAIN ? `#/block/${number}/${chainId}` : `#/block/${number}`);
 
-/** transaction hash → its block's position, for the transactions seen (at most TX_REMEMBERED, the oldest forgotten first) */
+/** transaction hash → its block's position, for the transactions seen (at most REMEMBERED, the oldest forgotten first) */
 const txs = new Map();
-const TX_REMEMBERED = 10_000;
+const REMEMBERED = 10_000;
 
 export function noteTxAt(position, hash) {
   txs.set(hash, position);
-  if (txs.size > TX_REMEMBERED) txs.delete(txs.keys().next().value);
+  if (txs.size > REMEMBERED) txs.delete(txs.keys().next().value);
 }
 
 export const txPosition = (hash) => txs.get(hash);
@@ -31,6 +31,7 @@ export const txPosition = (hash) => txs.get(hash);
 export function noteBlockAt(id, block) {
   const seq = seqOf(id);
   known.set(`${chainOf(block)}:${block.number}`, seq);
+  if (known.size > REMEMBERED) known.delete(known.keys().next().value);
   latest = Math.max(latest, seq);
 }
 
@@ -46,13 +47,19 @@ async function probe(seq, chainid) {
 /** The position of the latest block the user may see (0 when none). */
 export async function latestSeq() {
   if (latest > 0) return latest;
-  // gallop, then halve: the last position whose probe finds a block
-  let low = 0;
-  let high = 1;
-  for (let found = await probe(high); found; found = await probe(high)) {
+  // where only the main chain writes, its block n is at position n + 1: a guess from its height, checked
+  const ready = await fetch('/ready')
+    .then((r) => r.json())
+    .catch(() => null);
+  const height = ready?.chains?.main?.height;
+  let low = typeof height === 'number' ? ((await probe(height + 1))?.seq ?? 0) : 0;
+  // then gallop, and halve: the last position whose probe finds a block
+  let step = 1;
+  for (let found = await probe(low + step); found; found = await probe(low + step)) {
     low = found.seq;
-    high = found.seq * 2;
+    step *= 2;
   }
+  let high = low + step;
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);
     const found = await probe(middle);
@@ -67,7 +74,11 @@ export async function latestSeq() {
 export async function blockSeq(number, chain = MAIN) {
   const key = `${chain}:${number}`;
   if (known.has(key)) return known.get(key);
-  // blocks are numbered in stream order: the first position whose block is at least `number`
+  // a guess from the nearest later block known of the chain, exact where no other chain wrote in between
+  const anchor = [...known.entries()].filter(([k]) => k.startsWith(`${chain}:`)).map(([k, seq]) => [Number(k.slice(chain.length + 1)), seq]).filter(([n]) => n > number).sort((a, b) => a[0] - b[0])[0];
+  if (anchor && anchor[1] - (anchor[0] - number) >= 1) await probe(anchor[1] - (anchor[0] - number), chain);
+  if (known.has(key)) return known.get(key);
+  // else: blocks are numbered in stream order, the first position whose block is at least `number`
   let low = 1;
   let high = (await latestSeq()) + 1;
   while (low < high) {
