@@ -11,6 +11,15 @@ const accountHref = (address, chainId) => `#/account/${address}${chainId ? `/${c
 const contractHref = (name, address, chainId) => `#/contract/${encodeURIComponent(name)}/${address}${chainId ? `/${chainId}` : ''}`;
 const txLink = (hash) => link(`#/tx/${hash}`, hash, 'hash');
 
+/** JSON text as its value, other text as it is */
+function parsed(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** `#/tx/<hash>[/<position>]`: status, result fields, state diff, result data and, when its block's position is known, its block, sender and events. */
 export async function transactionPage(view, hash, position) {
   const result = await authorized(`/bloc/v2.2/transactions/${encodeURIComponent(hash)}/result`);
@@ -43,7 +52,7 @@ export async function transactionPage(view, hash, position) {
       ],
       'tx-fields',
     ),
-    section('State diff', pre(JSON.parse(r.stateDiff || '{}'), 'tx-diff')),
+    section('State diff', pre(parsed(r.stateDiff || '{}'), 'tx-diff')),
     section(
       'Events',
       seq
@@ -128,7 +137,7 @@ export async function keyPage(view) {
   view.replaceChildren(dl([['Public key', h('span', { className: 'hash', id: 'key-public' }, key.pubkey ?? key.publicKey ?? '')]]), ...(await accountSections(key.address)));
 }
 
-/** A paged cirrus table section: `query` without limit/offset; `columns` picks and renders each row's cells. */
+/** A paged cirrus table section: `query` without limit/offset; `cells` renders a row's cells. */
 function pagedRows(title, tableName, query, headers, cells, id) {
   const holder = h('div', {}, h('p', {}, 'Loading…'));
   const show = async (offset) => {
@@ -156,7 +165,8 @@ export async function contractPage(view, name, address, chainId) {
   if (!state) throw new Error(`no contract ${name} at ${address} that you may see`);
   // the creation is the oldest history row; the upload's result holds the source and the xabi
   const first = (await search(`history@${name}`, `${where}&order=block_number.asc&limit=1&select=transaction_hash`)).rows[0];
-  const creation = first ? await authorized(`/bloc/v2.2/transactions/${first.transaction_hash}/result`) : null;
+  // (a result the user may not read — another's transaction on a chain it only sends to — leaves the source out)
+  const creation = first ? await authorized(`/bloc/v2.2/transactions/${first.transaction_hash}/result`).catch(() => null) : null;
   const upload = creation?.data?.tag === 'Upload' ? creation.data.contents : null;
   const xabi = upload && upload.address === address ? upload.xabi : null;
   const historyCells = (row) => [link(blockHref(row.block_number, chainId), String(row.block_number)), txLink(row.transaction_hash), link(accountHref(row.transaction_sender, chainId), row.transaction_sender, 'hash'), JSON.stringify(variablesOf(row))];
@@ -173,7 +183,7 @@ export async function contractPage(view, name, address, chainId) {
       'contract-fields',
     ),
     section('Current state', pre(variablesOf(state), 'contract-state')),
-    section('Source', upload ? pre(upload.src, 'contract-source') : h('p', {}, 'The source is in the upload transaction, which is not visible here.')),
+    section('Source', upload ? pre(upload.src, 'contract-source') : h('p', {}, creation ? "Created by another contract's code in the transaction above: the source is that contract's upload." : 'The creating transaction is not visible to you.')),
     section('Xabi', xabi ? pre(xabi, 'contract-xabi') : h('p', {}, upload ? `Created with new by ${upload.name}: the source above defines it.` : '')),
     pagedRows('History', `history@${name}`, where, ['Block', 'Transaction', 'Sender', 'Variables'], historyCells, 'contract-history'),
     ...Object.keys(xabi?.events ?? {}).map((event) =>
