@@ -151,6 +151,26 @@ describe('the dashboard', () => {
     expect(await page.locator('#certificate dd').allTextContents()).toEqual(expect.arrayContaining(['dana', 'Acme']));
     await shot('account');
 
+    // a block's transactions are read 50 at a time
+    const tally = await send(dana, [{ type: 'CONTRACT', payload: { contract: 'Tally', src: 'contract Tally { uint public n; function add() { n += 1; } }', args: {}, metadata: { VM: 'SolidVM' } } }]);
+    const adds = (await api(node, 'POST', '/platform/v2.3/transaction?resolve=true', dana, { txs: Array.from({ length: 70 }, () => ({ type: 'FUNCTION', payload: { contractAddress: tally.data.contents.address, method: 'add', args: {}, metadata: { VM: 'SolidVM' } } })) })).body as any[];
+    const perBlock = new Map<string, number>();
+    for (const a of adds) perBlock.set(a.txResult.blockHash, (perBlock.get(a.txResult.blockHash) ?? 0) + 1);
+    const [bigBlock, size] = [...perBlock].sort((a, b) => b[1] - a[1])[0];
+    expect(size).toBeGreaterThan(50);
+    await page.goto(`${node.gatewayUrl}/dashboard#/blocks`);
+    await page.locator('#blocks tr', { hasText: bigBlock }).locator('a').first().click({ timeout: 30_000 });
+    await page.waitForFunction((h) => (globalThis as any).document.getElementById('block-hash')?.textContent === h, bigBlock, { timeout: 30_000 });
+    await page.locator('#block-transactions tbody tr').nth(49).waitFor();
+    const firstPage = await page.locator('#block-transactions tbody tr').allTextContents();
+    await page.getByRole('button', { name: 'Next →' }).click();
+    await page.locator('.pager span', { hasText: `transactions 51–${size} of ${size}` }).waitFor();
+    const secondPage = await page.locator('#block-transactions tbody tr').allTextContents();
+    expect([firstPage.length, secondPage.length, new Set([...firstPage, ...secondPage]).size]).toEqual([50, size - 50, size]);
+    await page.getByRole('button', { name: '← Previous' }).click();
+    await page.locator('.pager span', { hasText: `transactions 1–50 of ${size}` }).waitFor();
+    expect(await page.locator('#block-transactions tbody tr').allTextContents()).toEqual(firstPage);
+
     // what does not exist is said on the page
     await page.goto(`${node.gatewayUrl}/dashboard#/block/999999`);
     expect(await text('#view [role="alert"]')).toBe('there is no block 999999 on the main chain (yet)');

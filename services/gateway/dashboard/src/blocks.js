@@ -134,15 +134,38 @@ export async function blocksPage(view, before) {
   return { live: !before };
 }
 
-/** `#/block/<number>[/<chainId>]`: the block and its transactions. */
+const TX_PAGE = 50;
+
+/** `#/block/<number>[/<chainId>]`: the block and its transactions, TX_PAGE at a time (a block may hold up to 100,000). */
 export async function blockPage(view, number, chainId) {
   const chain = chainId || MAIN;
   const seq = await blockSeq(Number(number), chain);
   if (seq === null) throw new Error(`there is no block ${number} on ${chain === MAIN ? 'the main chain' : `chain ${chain}`} (yet)`);
-  const { messages } = await readEvents({ after: seq * IDS_PER_BLOCK - 1, kinds: 'block,tx', chainid: chain, stop: (m) => seqOf(m.id) > seq });
-  const block = messages.find((m) => m.event === 'block')?.data;
-  if (!block) throw new Error(`block ${number} could not be read`);
-  const txs = messages.filter((m) => m.event === 'tx').map((m) => m.data);
+  const start = seq * IDS_PER_BLOCK - 1;
+  const block = (await readEvents({ after: start, kinds: 'block', chainid: chain, limit: 1 })).messages[0]?.data;
+  if (!block || block.number !== Number(number)) throw new Error(`block ${number} could not be read`);
+  const holder = h('div', {}, h('p', {}, 'Loading…'));
+  /** a page of the block's transactions after id `after`; `earlier`: where the pages before began */
+  const show = async (after, earlier) => {
+    const { messages } = await readEvents({ after, kinds: 'tx', chainid: chain, limit: TX_PAGE, stop: (m) => seqOf(m.id) > seq });
+    const first = earlier.length * TX_PAGE;
+    holder.replaceChildren(
+      table(
+        'Transactions of the block',
+        ['Hash', 'Status', 'From', 'Message'],
+        messages.map(({ data: tx }) => [link(`#/tx/${tx.hash}/${seq}`, tx.hash, 'hash'), tx.status, link(`#/account/${tx.from}${tx.chainId ? `/${tx.chainId}` : ''}`, tx.from, 'hash'), tx.message ?? '']),
+        'block-transactions',
+      ),
+      h(
+        'p',
+        { className: 'pager' },
+        h('button', { type: 'button', disabled: earlier.length === 0, onclick: () => void show(earlier.at(-1), earlier.slice(0, -1)) }, '← Previous'),
+        h('span', {}, ` transactions ${messages.length ? `${first + 1}–${first + messages.length}` : 'none'} of ${block.transactions} `),
+        h('button', { type: 'button', disabled: first + messages.length >= block.transactions, onclick: () => void show(messages.at(-1).id, [...earlier, after]) }, 'Next →'),
+      ),
+    );
+  };
+  await show(start, []);
   view.replaceChildren(
     dl(
       [
@@ -155,15 +178,7 @@ export async function blockPage(view, number, chainId) {
       ],
       'block-fields',
     ),
-    section(
-      'Transactions of the block',
-      table(
-        'Transactions of the block',
-        ['Hash', 'Status', 'From', 'Message'],
-        txs.map((tx) => [link(`#/tx/${tx.hash}/${seq}`, tx.hash, 'hash'), tx.status, link(`#/account/${tx.from}${tx.chainId ? `/${tx.chainId}` : ''}`, tx.from, 'hash'), tx.message ?? '']),
-        'block-transactions',
-      ),
-    ),
+    section('Transactions of the block', holder),
     h('p', { className: 'pager' }, block.number > 0 ? link(blockHref(block.number - 1, block.chainId), '← Previous block') : '', ' ', link(blockHref(block.number + 1, block.chainId), 'Next block →')),
   );
 }

@@ -30,7 +30,14 @@ export async function transactionPage(view, hash, position) {
   let here = null;
   let events = [];
   if (seq) {
-    const { messages } = await readEvents({ after: seq * IDS_PER_BLOCK - 1, kinds: 'tx,event', chainid: chainId ?? 'main', stop: (m) => seqOf(m.id) > seq });
+    // the block's messages up to this transaction's last event (the next transaction, or the next block)
+    let reached = false;
+    const past = (m) => {
+      if (seqOf(m.id) > seq || (reached && m.event === 'tx')) return true;
+      if (m.event === 'tx' && m.data.hash === result.hash) reached = true;
+      return false;
+    };
+    const { messages } = await readEvents({ after: seq * IDS_PER_BLOCK - 1, kinds: 'tx,event', chainid: chainId ?? 'main', stop: past });
     here = messages.find((m) => m.event === 'tx' && m.data.hash === result.hash)?.data ?? null;
     events = messages.filter((m) => m.event === 'event' && m.data.transactionHash === result.hash).map((m) => m.data);
   }
