@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUS_USERS } from '@platform/bus';
+import { BUILD_DIR, memoryEnv, serviceEntry } from '@platform/launcher';
 import { CHART_DIR, K8S_EXAMPLE, parseManifests, readK8s, renderChart, renderK8s, valuesProfiles, type K8sObject } from '../src/chart.js';
 import { helm } from '../src/helm.js';
 import { natsConfigInputFromEnv } from '../src/nats-config.js';
@@ -93,6 +94,16 @@ test('a node behind another address for the other clusters advertises it: nodes[
   const input = natsConfigInputFromEnv({ NODE_NAME: 'node4', NETWORK_MEMBERS: 'node1,node4', NATS_CLUSTER_NAME: 'platform', ROUTE_PASSWORD: 'p', NATS_CREDENTIALS_DIR: '/nowhere', NATS_CLUSTER_ADVERTISE: 'nats.org4.example:6222' });
   expect(input.advertise).toBe('nats.org4.example:6222');
   expect(helm(['template', 'org4', CHART_DIR, '-f', join(CHART_DIR, 'values-join.yaml'), '--set', 'nodes[0].natsAdvertise=no-port']).stderr).toMatch(/natsAdvertise/);
+});
+
+test('each service runs its built JavaScript, with the memory settings the launcher gives it', () => {
+  const pod = render('values-three-orgs.yaml').find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'platform-node1')!.spec.template.spec;
+  for (const c of pod.containers as Array<{ name: string; args: string[]; env: Array<{ name: string; value?: string }> }>) {
+    expect(c.args).toEqual(['node', `${BUILD_DIR}/${serviceEntry(c.name).replace(/\.ts$/, '.mjs')}`]);
+    const launcher = memoryEnv(c.name, {});
+    expect(c.env.find((e) => e.name === 'NODE_OPTIONS')?.value).toBe(launcher.NODE_OPTIONS);
+    expect(c.env.find((e) => e.name === 'MALLOC_ARENA_MAX')?.value).toBe(launcher.MALLOC_ARENA_MAX);
+  }
 });
 
 test("the chart's list of NATS users is the bus's", () => {

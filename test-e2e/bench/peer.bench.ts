@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { Interface, Wallet, keccak256, type BaseWallet, type TransactionRequest } from 'ethers';
 import { freePort, hostReference, startNode } from '@platform/launcher';
 import { Pool } from 'undici';
-import { BENCH_ADMIN, addHopTimes, benchNodeEnv, cpuSecondsOf, enrolRawKey, finalResults, gatewayClient, hopRows, lastPhaseCpu, loneCalls, nodeProcesses, peakRssMiB, percentile, pssMiB, rawCall, rawTx, submitInOrder, token, watchHops, withCpuReport, type Post, type Row } from './probes.js';
+import { BENCH_ADMIN, addHopTimes, benchNodeEnv, cpuSecondsOf, enrolRawKey, finalResults, gatewayClient, hopRows, lastPhaseCpu, loneCalls, memoryByPart, memoryLine, nodeProcesses, peakRssMiB, percentile, pssMiB, rawCall, rawTx, submitInOrder, token, watchHops, withCpuReport, type Post, type Row } from './probes.js';
 
 const SENDERS = 50;
 const PER_SENDER = 100;
@@ -350,6 +350,7 @@ export async function run(): Promise<Row[]> {
     rows.push(...hopRows(hopTimes));
     // memory at the end: the node's every process (services, nats-server, PostgreSQL's backends) against Hardhat's
     const nodePss = [...nodeProcesses(node).keys()].reduce((sum, pid) => sum + (pssMiB(pid) ?? 0), 0);
+    console.log(`   memory at the end, PSS MiB (anonymous part): ${memoryLine(memoryByPart(node))}`);
     const peerPss = pssMiB(hardhatPid) ?? 0;
     rows.push(
       { name: 'memory now, sum of PSS: node (every process)', value: nodePss, unit: 'MiB' },

@@ -132,6 +132,28 @@ export function pssOf(pid: number): { all: number; anon: number } | null {
   }
 }
 
+export interface PartMemory {
+  all: number;
+  anon: number;
+}
+
+/** PSS of each part of the node now (a service by name, nats-server, PostgreSQL's processes together), and its anonymous part. */
+export function memoryByPart(node: RunningNode): Map<string, PartMemory> {
+  const parts = new Map<string, PartMemory>();
+  for (const [pid, { part }] of nodeProcesses(node)) {
+    const name = part.startsWith('other: ') ? 'other' : part;
+    const pss = pssOf(pid) ?? { all: 0, anon: 0 };
+    const sum = parts.get(name) ?? { all: 0, anon: 0 };
+    parts.set(name, { all: sum.all + pss.all, anon: sum.anon + pss.anon });
+  }
+  return parts;
+}
+
+/** The parts' memory, largest first: `block 126 (112), …` (MiB of PSS, its anonymous part in brackets) */
+export function memoryLine(memory: Map<string, PartMemory>): string {
+  return [...memory].sort((a, b) => b[1].all - a[1].all).map(([p, m]) => `${p} ${Math.round(m.all)} (${Math.round(m.anon)})`).join(', ');
+}
+
 export function pssMiB(pid: number): number | null {
   return pssOf(pid)?.all ?? null;
 }

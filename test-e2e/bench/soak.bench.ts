@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { startNode, type RunningNode } from '@platform/launcher';
-import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, nodeProcesses, pssOf, rawCall, submitInOrder, token, type Row } from './probes.js';
+import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, memoryByPart, memoryLine, nodeProcesses, rawCall, submitInOrder, token, type PartMemory, type Row } from './probes.js';
 
 const SENDERS = 50;
 const PER_SENDER = 200;
@@ -21,27 +21,10 @@ const SETTLING = 2;
 
 const COUNTER = 'contract Counter { uint public count; function bump(uint by) returns (uint) { count += by; return count; } }';
 
-interface Memory {
-  all: number;
-  anon: number;
-}
-
-/** PSS of each part of the node now (a service by name, nats-server, PostgreSQL's processes together), and its anonymous part. */
-function memoryByPart(node: RunningNode): Map<string, Memory> {
-  const parts = new Map<string, Memory>();
-  for (const [pid, { part }] of nodeProcesses(node)) {
-    const name = part.startsWith('other: ') ? 'other' : part;
-    const pss = pssOf(pid) ?? { all: 0, anon: 0 };
-    const sum = parts.get(name) ?? { all: 0, anon: 0 };
-    parts.set(name, { all: sum.all + pss.all, anon: sum.anon + pss.anon });
-  }
-  return parts;
-}
-
 /** CPU seconds so far of every process of the node: the work a round costs, which the host's other load leaves alone better than the rate does */
 const nodeCpuSeconds = (node: RunningNode): number => [...nodeProcesses(node).values()].reduce((total, p) => total + p.cpu, 0);
 
-const sum = (memory: Map<string, Memory>): Memory => [...memory.values()].reduce((a, m) => ({ all: a.all + m.all, anon: a.anon + m.anon }), { all: 0, anon: 0 });
+const sum = (memory: Map<string, PartMemory>): PartMemory => [...memory.values()].reduce((a, m) => ({ all: a.all + m.all, anon: a.anon + m.anon }), { all: 0, anon: 0 });
 
 export async function run(): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-soak-'));
@@ -59,7 +42,7 @@ export async function run(): Promise<Row[]> {
     const [upload] = await ok('/platform/v2.3/transaction?resolve=true', user, { txs: [{ type: 'CONTRACT', payload: { contract: 'Counter', src: COUNTER, args: {}, metadata: { VM: 'SolidVM' } } }] });
     if (upload.status !== 'Success') throw new Error(`the counter was not uploaded: ${JSON.stringify(upload).slice(0, 300)}`);
     const counter: string = upload.data.contents.address;
-    const perRound: Array<Map<string, Memory>> = [];
+    const perRound: Array<Map<string, PartMemory>> = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const wallets = Array.from({ length: SENDERS }, () => Wallet.createRandom());
       await Promise.all(wallets.map((w, n) => enrolRawKey(ok, w, admin, round * 1000 + n)));
@@ -77,8 +60,7 @@ export async function run(): Promise<Row[]> {
       const memory = memoryByPart(node);
       perRound.push(memory);
       const total = sum(memory);
-      const shown = [...memory].sort((a, b) => b[1].all - a[1].all).map(([p, m]) => `${p} ${Math.round(m.all)} (${Math.round(m.anon)})`);
-      console.log(`   round ${round}: ${hashes.length} tx at ${Math.round(rate)} tx/s, ${cpuMsPerTx.toFixed(2)} CPU-ms/tx (whole node); PSS MiB (anonymous part): total ${Math.round(total.all)} (${Math.round(total.anon)}), ${shown.join(', ')}`);
+      console.log(`   round ${round}: ${hashes.length} tx at ${Math.round(rate)} tx/s, ${cpuMsPerTx.toFixed(2)} CPU-ms/tx (whole node); PSS MiB (anonymous part): total ${Math.round(total.all)} (${Math.round(total.anon)}), ${memoryLine(memory)}`);
     }
     const rows: Row[] = [];
     const settled = perRound[Math.min(SETTLING, perRound.length) - 1]!;

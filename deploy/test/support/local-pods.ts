@@ -10,7 +10,8 @@
 // What cannot run here stands in for itself: the PostgreSQL image's
 // entrypoint is replaced by a local PostgreSQL server per pod, given the user,
 // password and database the pod's environment names; `nats-server` is the
-// machine's; `node` is this one; the image's /app is this repository.
+// machine's; `node` is this one; the image's /app is this repository, whose
+// built JavaScript (`.build/…`, which the image builds) is built here first.
 // Init containers run first, in order, and must succeed; containers are
 // supervised (restarted with a growing pause, as the kubelet does).
 import { spawnSync } from 'node:child_process';
@@ -18,7 +19,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ensureNatsServer, REPO_ROOT, removeDataDir, startPostgres, supervise, type RunningPostgres, type Supervised } from '@platform/launcher';
+import { BUILD_DIR, builtEntry, ensureNatsServer, REPO_ROOT, removeDataDir, startPostgres, supervise, type RunningPostgres, type Supervised } from '@platform/launcher';
 import type { K8sObject } from '../../src/chart.js';
 
 export interface LocalPod {
@@ -234,6 +235,9 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
   const rank = (pod: LocalPod) => ({ node: 0, nats: 1, postgres: 2 })[pod.labels['app.kubernetes.io/component'] as 'node'] ?? 3;
 
   try {
+    // what the image builds when it is built: each service's JavaScript a container runs
+    const built = sets.flatMap((s) => (s.spec.template.spec.containers as Container[]).map((c) => c.args?.[1] ?? '')).filter((arg) => arg.startsWith(`${BUILD_DIR}/`));
+    for (const entry of new Set(built)) await builtEntry(REPO_ROOT, entry.slice(BUILD_DIR.length + 1).replace(/\.mjs$/, '.ts'));
     // PostgreSQL and NATS before the nodes: in a cluster the services would crash and be restarted until they are there
     const byRank = (r: number) => sets.filter((s) => rank(pods.get(`${s.metadata.name}-0`)!) === r);
     for (const r of [2, 1, 0]) {

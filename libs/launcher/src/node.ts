@@ -21,6 +21,11 @@ export const NODE_SERVICES = ['vault', 'transaction', 'block', 'cirrus', 'chains
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** The TypeScript entry of a service (or `idp`), relative to the repository's root. */
+export function serviceEntry(part: string): string {
+  return `services/${part}/src/main.ts`;
+}
+
 export interface NodeOptions {
   env: Record<string, string | undefined>;
   /** remove the data dir first, and the PostgreSQL cluster it records elsewhere */
@@ -154,7 +159,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     if (!discoveryUrl) {
       idpUrl = `http://127.0.0.1:${config.idpPort}`;
       discoveryUrl = `${idpUrl}/.well-known/openid-configuration`;
-      await run('idp', 'services/idp/src/main.ts', { ...env, DATA_DIR: dataDir });
+      await run('idp', serviceEntry('idp'), { ...env, DATA_DIR: dataDir });
       await waitForPort('127.0.0.1', config.idpPort, 60_000);
     }
 
@@ -177,7 +182,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     for (const service of NODE_SERVICES) {
       const firstArgs = service === 'cirrus' && options.reindex ? ['--reindex'] : undefined;
       const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...(service === 'vault' ? caEnv : {}) };
-      await run(service, `services/${service}/src/main.ts`, env, firstArgs);
+      await run(service, serviceEntry(service), env, firstArgs);
     }
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
