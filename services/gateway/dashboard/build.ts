@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const SOURCES = join(root, 'src');
@@ -53,6 +53,9 @@ export async function buildDashboard(): Promise<string> {
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',
+  }).finally(() => {
+    // esbuild's helper process would otherwise stay as long as the gateway runs (some MiB)
+    void stop();
   });
   renameSync(temporary, BUNDLE);
   return BUNDLE;
