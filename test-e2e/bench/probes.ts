@@ -55,16 +55,22 @@ export function nodeProcesses(node: RunningNode): Map<number, { part: string; cp
   for (const [name, proc] of node.processes) if (proc.pid !== null) names.set(proc.pid, name);
   const found = new Map<number, { part: string; cpu: number }>();
   for (const p of all) {
-    // a service by its pid; else by what it runs, if it descends from this process
+    // a service by its pid; nats-server and PostgreSQL by what they run, if they descend from this process;
+    // anything else only if it descends from a service (not what this process runs beside the node, e.g. the peer it is compared with)
     let part: string | null = names.get(p.pid) ?? null;
     if (part === null) {
       let mine = false;
+      let fromService = false;
       let q: ProcInfo | undefined = p;
-      for (let hops = 0; q && hops < 6; hops++, q = byPid.get(q.ppid)) if (q.ppid === process.pid) mine = true;
+      for (let hops = 0; q && hops < 6; hops++, q = byPid.get(q.ppid)) {
+        if (q.ppid === process.pid) mine = true;
+        if (names.has(q.ppid)) fromService = true;
+      }
       if (!mine) continue;
       if (p.comm.startsWith('nats-server')) part = 'nats-server';
       else if (p.comm.startsWith('postgres') || p.comm.startsWith('postmaster')) part = 'postgres';
-      else part = `other: ${p.comm}`;
+      else if (fromService) part = `other: ${p.comm}`;
+      else continue;
     }
     found.set(p.pid, { part, cpu: p.cpu });
   }
