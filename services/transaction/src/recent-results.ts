@@ -8,8 +8,8 @@
 // read from the database.
 import type { TxResult } from '@platform/common';
 
-/** characters of JSON kept at most; the oldest go first */
-const DEFAULT_BUDGET = 32 * 1024 * 1024;
+/** characters of JSON kept at most, the oldest going first: some 14,000 results of a contract call, more than the clients that just sent them read back (a raw bench round reads 5,000–16,000) */
+const DEFAULT_BUDGET = 12 * 1024 * 1024;
 
 export class RecentResults {
   private readonly texts = new Map<string, string>();
