@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /**
  * A TCP port that was free a moment ago on the given host, chosen below the
@@ -54,7 +54,6 @@ function listenOnce(host: string, port: number): Promise<number> {
 
 /** Resolves once something accepts TCP connections on host:port, or rejects after timeoutMs. */
 export async function waitForPort(host: string, port: number, timeoutMs: number): Promise<void> {
-  const { connect } = await import('node:net');
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const open = await new Promise<boolean>((resolve) => {

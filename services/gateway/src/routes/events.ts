@@ -104,9 +104,7 @@ export function eventRoutes(app: FastifyInstance, deps: EventRouteDeps): { ticke
           response: {
             200: { description: 'the stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
             400: errorResponse,
-            401: errorResponse,
             404: errorResponse,
-            503: errorResponse,
           },
         },
       },
@@ -176,7 +174,6 @@ export function eventRoutes(app: FastifyInstance, deps: EventRouteDeps): { ticke
           description: '`GET /platform/v2.3/events?ticket=<ticket>` takes it instead of the bearer token, for `expiresIn` seconds; the streams it opens end when the token does.',
           response: {
             200: { type: 'object', required: ['ticket', 'expiresIn'], properties: { ticket: { type: 'string' }, expiresIn: { type: 'integer' } } },
-            401: errorResponse,
           },
         },
       },
