@@ -8,7 +8,7 @@
 // `"5"`, `"true"`, an address, a string). Both are turned into the same
 // stored form: scalars by the column's type, structs and nested values as
 // JSON whose integers are numbers (digit for digit).
-import type { XabiType } from '@platform/common';
+import { foldXabi, type XabiType, type XabiVisitor } from '@platform/vm';
 import { jsonNumber, type ColumnType, type JsonValue } from '@platform/query';
 
 export type Shape =
@@ -26,43 +26,29 @@ export type Shape =
 const MAX_DEPTH = 8;
 const ZERO_ADDRESS = '0'.repeat(40);
 
-interface StructDef {
-  type?: string;
-  fields?: Record<string, XabiType & { index?: number }>;
-}
+const SHAPES: XabiVisitor<Shape> = {
+  int: () => ({ k: 'num' }),
+  decimal: () => ({ k: 'num' }),
+  enum: () => ({ k: 'enum' }),
+  bool: () => ({ k: 'bool' }),
+  address: () => ({ k: 'text', zero: true }),
+  account: () => ({ k: 'text', zero: true }),
+  contract: () => ({ k: 'text', zero: true }),
+  string: () => ({ k: 'text' }),
+  bytes: () => ({ k: 'text' }),
+  array: (t, elem) => ({ k: 'array', elem, length: typeof t.length === 'number' ? t.length : null }),
+  mapping: (_, key, value) => ({ k: 'mapping', key, value }),
+  // a struct of another contract (`Other.S`) is looked up by its bare name; one not found is its JSON
+  struct: (_, fields) => {
+    const fs = fields();
+    return fs ? { k: 'struct', fields: fs.map(([name, shape]) => [name, shape]) } : { k: 'json' };
+  },
+  other: () => ({ k: 'json' }),
+};
 
 /** The shape of an xabi type; `types` is the xabi's `types` (struct definitions). */
-export function shapeOf(t: XabiType, types: Record<string, unknown>, depth = 0): Shape {
-  if (depth > MAX_DEPTH) return { k: 'json' };
-  switch (t.type) {
-    case 'Int':
-    case 'Decimal':
-      return { k: 'num' };
-    case 'Enum':
-      return { k: 'enum' };
-    case 'Bool':
-      return { k: 'bool' };
-    case 'Address':
-    case 'Account':
-    case 'Contract':
-      return { k: 'text', zero: true };
-    case 'String':
-    case 'Bytes':
-      return { k: 'text' };
-    case 'Array':
-      return { k: 'array', elem: shapeOf(t.entry, types, depth + 1), length: typeof t.length === 'number' ? t.length : null };
-    case 'Mapping':
-      return { k: 'mapping', key: shapeOf(t.key, types, depth + 1), value: shapeOf(t.value, types, depth + 1) };
-    case 'Struct': {
-      // a struct of another contract is written `Other.S`
-      const def = (types[t.typedef] ?? types[t.typedef.slice(t.typedef.lastIndexOf('.') + 1)]) as StructDef | undefined;
-      if (!def?.fields) return { k: 'json' };
-      const fields = Object.entries(def.fields).sort((a, b) => (a[1].index ?? 0) - (b[1].index ?? 0));
-      return { k: 'struct', fields: fields.map(([name, ft]) => [name, shapeOf(ft, types, depth + 1)]) };
-    }
-    default:
-      return { k: 'json' };
-  }
+export function shapeOf(t: XabiType, types: Record<string, unknown>): Shape {
+  return foldXabi(t, SHAPES, { structs: types, maxDepth: MAX_DEPTH });
 }
 
 export const sameShape = (a: Shape, b: Shape): boolean => JSON.stringify(a) === JSON.stringify(b);

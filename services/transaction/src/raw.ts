@@ -7,7 +7,7 @@
 import type { RawTransactionBody } from '@platform/bus';
 import { PlatformError } from '@platform/common';
 import { hexToBytes, isHighS, recoverAddress, signingHash, type SigningForm } from '@platform/crypto';
-import { parseRawArgs } from '@platform/solidvm';
+import { ArgumentError, checkArgsText } from '@platform/vm';
 import type { Draft } from './drafts.js';
 import { address as addressField, agreeingChain, hexText, integer, invalid, metadata as metadataField, requireObject } from './fields.js';
 import { unsignedFields, type Signature } from './signed.js';
@@ -62,14 +62,16 @@ function checkMetadata(draft: Draft): void {
   if (args !== undefined && args !== '') checkArgs(args);
 }
 
-/** Arguments that cannot parse are refused before execution (docs/conventions.md "Errors (platform endpoints)": 422). */
+/**
+ * Arguments that cannot parse are refused before execution (docs/conventions.md
+ * "Errors (platform endpoints)": 422), by the grammar both VMs decode them with
+ * (@platform/vm); whether they fit the parameters is the VM's to say.
+ */
 function checkArgs(args: string): void {
-  const text = args.trim();
   try {
-    if (text.startsWith('(')) parseRawArgs(text);
-    else if (text.startsWith('{') || text.startsWith('[')) JSON.parse(text);
-    else throw new Error('neither (a,b) nor JSON');
-  } catch {
+    checkArgsText(args);
+  } catch (err) {
+    if (!(err instanceof ArgumentError)) throw err;
     throw new PlatformError('ARGS_UNPARSABLE', 'metadata.args does not parse: give the arguments as a comma-separated list in parentheses, e.g. (1,"x"), or as JSON', {
       field: 'metadata.args',
     });
