@@ -1,237 +1,101 @@
-// JSON arguments → ABI values, with the forms SolidVM accepts (README
-// "Arguments"), so a client can send the same JSON to either VM. A mismatch
-// names the parameter and the expected type.
-// JSON text and the raw `(1,"x")` form arrive from transaction metadata.
-import { parseJsonLossless } from '@platform/common';
-import { hexToBytes } from '@platform/crypto';
+// JSON arguments → ABI values through the platform's one argument grammar
+// (@platform/vm, docs/conventions.md "Arguments"), so a client sends the same
+// JSON to either VM and it is accepted or refused alike: each ABI parameter
+// is described as its xabi type once (structs through their ABI components,
+// enums through the compiled unit's member names), and the grammar's values
+// are what the ABI codec encodes. A mismatch names the parameter and the
+// expected type.
+import { ArgumentError, argumentsDecoder, chooseOverload as choose, normaliseArgs as normalise, valueDecoder, type ArgParam, type ArgumentsDecoder, type DecoderOptions, type GivenArgs, type XabiOf, type XabiType } from '@platform/vm';
 import { abiEncode } from './abi-codec.js';
-import { abiType, typeText, type AbiEntry, type AbiParam } from './abi-types.js';
-import { badArguments } from './errors.js';
+import { abiType, type AbiEntry, type AbiParam } from './abi-types.js';
+import { ExecFailure } from './errors.js';
 
 /** Names of an enum's members by its name (from the xabi), so enum arguments may be given by name. */
 export type EnumLookup = (typedef: string) => string[] | undefined;
 
-const utf8 = new TextEncoder();
-
-function shown(v: unknown): string {
-  const s = typeof v === 'bigint' ? v.toString() : typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
-  return s.length > 80 ? s.slice(0, 77) + '...' : s;
-}
-
-function bad(path: string, expected: string, v: unknown): never {
-  return badArguments(`argument ${path}: expected ${expected}, got ${shown(v)}`);
-}
-
-export function toBigInt(v: unknown): bigint | undefined {
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number') return Number.isSafeInteger(v) ? BigInt(v) : undefined;
-  if (typeof v !== 'string') return undefined;
-  const s = v.trim();
-  if (/^-?\d+$/.test(s)) return BigInt(s);
-  if (/^0x[0-9a-fA-F]+$/.test(s)) return BigInt(s);
-  // 1e18, 1.5e3: exact integers written in scientific notation
-  const m = /^(-?\d+)(?:\.(\d+))?e(\d+)$/i.exec(s);
-  if (m) {
-    const frac = m[2] ?? '';
-    const e = Number(m[3]);
-    if (frac.length > e || e > 100) return undefined;
-    return BigInt(m[1] + frac.padEnd(e, '0'));
-  }
-  return undefined;
-}
-
-function hexOrText(v: string): Uint8Array {
-  if (/^(0x)?([0-9a-fA-F]{2})*$/.test(v) && v !== '' && v !== '0x') return hexToBytes(v);
-  return v === '0x' ? new Uint8Array(0) : utf8.encode(v);
-}
-
 const lastSegment = (s: string) => s.slice(s.lastIndexOf('.') + 1);
 
-/** Converts one JSON value to the ABI value of parameter `p`. */
-export function toAbiValue(p: AbiParam, v: unknown, path: string, enums?: EnumLookup): unknown {
+/** An ABI parameter as the xabi type the grammar decodes; a tuple's components are found through `structs`. */
+function argType(p: AbiParam, structs: Map<XabiOf<'Struct'>, AbiParam[]>, enums: EnumLookup | undefined): XabiType {
   const arr = /^(.*)\[(\d*)\]$/.exec(p.type);
   if (arr) {
-    if (!Array.isArray(v)) return bad(path, p.type, v);
-    const len = arr[2] === '' ? null : Number(arr[2]);
-    if (len !== null && v.length !== len) badArguments(`argument ${path}: expected ${len} elements (${p.type}), got ${v.length}`);
-    const elem: AbiParam = { ...p, type: arr[1], internalType: p.internalType?.replace(/\[\d*\]$/, '') };
-    return v.map((e, i) => toAbiValue(elem, e, `${path}[${i}]`, enums));
+    const entry = argType({ ...p, type: arr[1], internalType: p.internalType?.replace(/\[\d*\]$/, '') }, structs, enums);
+    return arr[2] === '' ? { type: 'Array', entry } : { type: 'Array', entry, length: Number(arr[2]) };
   }
-  if (p.type === 'tuple') return toTuple(p, v, path, enums);
+  const internal = p.internalType ?? '';
+  if (p.type === 'tuple') {
+    const x: XabiOf<'Struct'> = { type: 'Struct', typedef: internal.startsWith('struct ') ? internal.slice(7) : p.name || 'tuple' };
+    structs.set(x, p.components ?? []);
+    return x;
+  }
   const t = abiType(p);
   switch (t.k) {
     case 'uint':
-    case 'int': {
-      const names = p.internalType?.startsWith('enum ') ? enums?.(lastSegment(p.internalType.slice(5))) : undefined;
-      if (names && typeof v === 'string' && names.includes(lastSegment(v))) return BigInt(names.indexOf(lastSegment(v)));
-      const n = toBigInt(v);
-      if (n === undefined) {
-        if (typeof v === 'number') badArguments(`argument ${path}: ${v} is not an exact integer; send large numbers as decimal strings`);
-        return bad(path, names ? `one of ${names.join(', ')}` : typeText(t), v);
+    case 'int':
+      if (t.k === 'uint' && t.bits === 8 && internal.startsWith('enum ')) {
+        const typedef = internal.slice(5);
+        const names = enums?.(lastSegment(typedef));
+        return names ? { type: 'Enum', typedef, names } : { type: 'Enum', typedef };
       }
-      const max = t.k === 'uint' ? (1n << BigInt(t.bits)) - 1n : (1n << BigInt(t.bits - 1)) - 1n;
-      const min = t.k === 'uint' ? 0n : -(1n << BigInt(t.bits - 1));
-      if (n < min || n > max || (names && n >= BigInt(names.length))) badArguments(`argument ${path}: ${n} is out of range for ${names ? p.internalType : typeText(t)}`);
-      return n;
-    }
+      return { type: 'Int', signed: t.k === 'int', bytes: t.bits / 8 };
+    case 'address':
+      return internal.startsWith('contract ') ? { type: 'Contract', typedef: internal.slice(9) } : { type: 'Address' };
     case 'bool':
-      if (v === true || v === 'true' || v === 'True') return true;
-      if (v === false || v === 'false' || v === 'False') return false;
-      return bad(path, 'bool', v);
-    case 'address': {
-      if (typeof v !== 'string') return bad(path, 'address', v);
-      const h = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v;
-      if (!/^[0-9a-fA-F]{1,40}$/.test(h)) return bad(path, 'address (40 hex digits)', v);
-      return h.toLowerCase().padStart(40, '0');
-    }
+      return { type: 'Bool' };
     case 'string':
-      if (typeof v === 'string') return v;
-      if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-      return bad(path, 'string', v);
+      return { type: 'String', dynamic: true };
     case 'bytes':
-      if (typeof v !== 'string') return bad(path, 'bytes (hex)', v);
-      return hexOrText(v);
-    case 'fbytes': {
-      if (typeof v !== 'string') return bad(path, `bytes${t.n} (hex)`, v);
-      const b = hexOrText(v);
-      if (b.length > t.n) return bad(path, `at most ${t.n} bytes`, v);
-      const out = new Uint8Array(t.n);
-      out.set(b);
-      return out;
-    }
+      return { type: 'Bytes', dynamic: true };
+    case 'fbytes':
+      return { type: 'Bytes', dynamic: false, bytes: t.n };
     default:
-      return bad(path, p.type, v);
+      return { type: p.type } as unknown as XabiType;
   }
 }
 
-function toTuple(p: AbiParam, v: unknown, path: string, enums?: EnumLookup): unknown[] {
-  const cs = p.components ?? [];
-  if (Array.isArray(v)) {
-    if (v.length !== cs.length) badArguments(`argument ${path}: expected ${cs.length} members, got ${v.length}`);
-    return cs.map((c, i) => toAbiValue(c, v[i], `${path}.${c.name || i}`, enums));
+function optionsFor(structs: Map<XabiOf<'Struct'>, AbiParam[]>, enums: EnumLookup | undefined): DecoderOptions {
+  return { structs: (x) => structs.get(x)?.map((c, i): [string, XabiType] => [c.name || String(i), argType(c, structs, enums)]) };
+}
+
+/** Grammar errors as the EVM's failures (code BAD_ARGUMENTS). */
+function asFailure<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof ArgumentError) throw new ExecFailure('BAD_ARGUMENTS', e.message);
+    throw e;
   }
-  if (!v || typeof v !== 'object') return bad(path, p.internalType ?? 'a struct', v);
-  const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!cs.some((c) => c.name === k)) badArguments(`argument ${path}: ${p.internalType ?? 'the struct'} has no member ${k}`);
-  return cs.map((c) => {
-    if (!(c.name in o)) badArguments(`argument ${path}: missing member ${c.name} (${c.type})`);
-    return toAbiValue(c, o[c.name], `${path}.${c.name}`, enums);
-  });
 }
 
-/**
- * SolidVM's raw-transaction form `(1,"x",[1,2],true)`: numbers stay text (no
- * rounding), strings are JSON-quoted, structs may be JSON objects.
- */
-export function parseRawArgs(text: string): unknown[] {
-  let i = 0;
-  const fail = (): never => badArguments(`arguments ${shown(text)} do not parse at position ${i}`);
-  const ws = () => {
-    while (i < text.length && /\s/.test(text[i])) i++;
-  };
-  // index just past the JSON string that starts at `from`
-  const stringEnd = (from: number): number => {
-    for (let j = from + 1; j < text.length; j++) {
-      if (text[j] === '\\') j++;
-      else if (text[j] === '"') return j + 1;
-    }
-    return fail();
-  };
-  // index just past the balanced {…} that starts at `from`, strings inside skipped
-  const objectEnd = (from: number): number => {
-    let depth = 0;
-    for (let j = from; j < text.length; j++) {
-      if (text[j] === '"') j = stringEnd(j) - 1;
-      else if (text[j] === '{') depth++;
-      else if (text[j] === '}' && --depth === 0) return j + 1;
-    }
-    return fail();
-  };
-  const list = (close: string): unknown[] => {
-    const out: unknown[] = [];
-    ws();
-    if (text[i] === close) {
-      i++;
-      return out;
-    }
-    for (;;) {
-      out.push(value());
-      ws();
-      if (text[i] === ',') i++;
-      else if (text[i] === close) {
-        i++;
-        return out;
-      } else fail();
-    }
-  };
-  const value = (): unknown => {
-    ws();
-    const c = text[i];
-    if (c === '(' || c === '[') {
-      i++;
-      return list(c === '(' ? ')' : ']');
-    }
-    if (c === '"' || c === '{') {
-      const end = c === '"' ? stringEnd(i) : objectEnd(i);
-      let v: unknown;
-      try {
-        v = parseJsonLossless(text.slice(i, end));
-      } catch {
-        return fail();
-      }
-      i = end;
-      return v;
-    }
-    const m = /^[^,()[\]\s]+/.exec(text.slice(i));
-    if (!m) return fail();
-    i += m[0].length;
-    return m[0] === 'true' ? true : m[0] === 'false' ? false : m[0];
-  };
-  ws();
-  if (text[i] !== '(') fail();
-  i++;
-  const out = list(')');
-  ws();
-  if (i < text.length) fail();
-  return out;
-}
+const decoders = new WeakMap<AbiParam[], Map<string, ArgumentsDecoder>>();
 
-/** Any accepted argument form → positional values or a by-name object. */
-export function normaliseArgs(args: unknown): unknown[] | Record<string, unknown> {
-  if (args === undefined || args === null || args === '') return [];
-  if (typeof args === 'string') {
-    if (args.trim().startsWith('(')) return parseRawArgs(args.trim());
-    let parsed: unknown;
-    try {
-      parsed = parseJsonLossless(args);
-    } catch {
-      return badArguments('arguments are not valid JSON (an object keyed by parameter name, or an array)');
-    }
-    if (parsed === null || typeof parsed !== 'object') return badArguments('arguments must be a JSON object keyed by parameter name, or an array');
-    return parsed as unknown[] | Record<string, unknown>;
+/** The decoder of a function's or constructor's inputs, built once per ABI entry and name. */
+function decoderFor(params: AbiParam[], what: string, enums: EnumLookup | undefined): ArgumentsDecoder {
+  let byName = decoders.get(params);
+  if (!byName) decoders.set(params, (byName = new Map()));
+  let d = byName.get(what);
+  if (!d) {
+    const structs = new Map<XabiOf<'Struct'>, AbiParam[]>();
+    const ps: ArgParam[] = params.map((p) => ({ name: p.name, type: argType(p, structs, enums) }));
+    byName.set(what, (d = argumentsDecoder(ps, what, optionsFor(structs, enums))));
   }
-  if (Array.isArray(args)) return args;
-  if (typeof args === 'object') return args as Record<string, unknown>;
-  return [args];
+  return d;
 }
 
-function describe(params: AbiParam[]): string {
-  return params.map((p) => `${p.type} ${p.name}`.trim()).join(', ');
+/** Converts one JSON value to the ABI value of parameter `p`. */
+export function toAbiValue(p: AbiParam, v: unknown, path: string, enums?: EnumLookup): unknown {
+  const structs = new Map<XabiOf<'Struct'>, AbiParam[]>();
+  return asFailure(() => valueDecoder(argType(p, structs, enums), optionsFor(structs, enums))(v, path));
+}
+
+/** Any accepted argument form → positional values or a by-name object (throws ExecFailure BAD_ARGUMENTS). */
+export function normaliseArgs(args: unknown): GivenArgs {
+  return asFailure(() => normalise(args));
 }
 
 /** ABI-encodes JSON arguments for `params` (a function's or constructor's inputs). */
-export function encodeArguments(params: AbiParam[], args: unknown[] | Record<string, unknown>, what: string, enums?: EnumLookup): Uint8Array {
-  let values: unknown[];
-  if (Array.isArray(args)) {
-    if (args.length !== params.length) badArguments(`${what} takes ${params.length} argument${params.length === 1 ? '' : 's'} (${describe(params)}), got ${args.length}`);
-    values = params.map((p, i) => toAbiValue(p, args[i], p.name || `#${i}`, enums));
-  } else {
-    for (const k of Object.keys(args)) if (!params.some((p) => p.name === k)) badArguments(`${what} has no parameter ${k}`);
-    values = params.map((p, i) => {
-      if (!(p.name in args)) badArguments(`missing argument ${p.name || '#' + i} (${p.type}) of ${what}`);
-      return toAbiValue(p, args[p.name], p.name, enums);
-    });
-  }
+export function encodeArguments(params: AbiParam[], args: GivenArgs, what: string, enums?: EnumLookup): Uint8Array {
+  const values = asFailure(() => decoderFor(params, what, enums).decode(args));
   return abiEncode(
     params.map((p) => abiType(p)),
     values,
@@ -239,16 +103,17 @@ export function encodeArguments(params: AbiParam[], args: unknown[] | Record<str
 }
 
 /**
- * Picks among functions of one name: by the argument names (a by-name object)
- * or their count (a positional array), as SolidVM resolves overloads.
+ * Picks among functions of one name as the grammar does (by the argument
+ * names or their count, then the first in the ABI's order whose arguments
+ * decode) and ABI-encodes the arguments for it.
  */
-export function chooseOverload(cands: AbiEntry[], args: unknown[] | Record<string, unknown>): AbiEntry | undefined {
-  if (cands.length === 1) return cands[0];
-  if (Array.isArray(args)) {
-    const byCount = cands.filter((c) => (c.inputs ?? []).length === args.length);
-    return byCount.length === 1 ? byCount[0] : undefined;
-  }
-  const keys = Object.keys(args).sort().join(',');
-  const byName = cands.filter((c) => (c.inputs ?? []).map((p) => p.name).sort().join(',') === keys);
-  return byName.length === 1 ? byName[0] : undefined;
+export function encodeCall(method: string, cands: AbiEntry[], args: GivenArgs, what: (fn: AbiEntry) => string, enums?: EnumLookup): { fn: AbiEntry; encoded: Uint8Array } {
+  const { fn, values } = asFailure(() => choose(method, cands, args, (c) => decoderFor(c.inputs ?? [], what(c), enums)));
+  return {
+    fn,
+    encoded: abiEncode(
+      (fn.inputs ?? []).map((p) => abiType(p)),
+      values,
+    ),
+  };
 }

@@ -3,21 +3,12 @@
 // ExecOutcome instead, with the world state as it was.
 
 /**
- * Stable codes of a failed execution (ExecOutcome.code): SolidVM's (less its
- * STEP_LIMIT and CALL_DEPTH: the EVM meters gas, and a call beyond depth 1024
- * fails inside the EVM), plus two only the EVM has.
+ * Stable codes of a failed execution (ExecOutcome.code): @platform/vm's; the
+ * EVM gives all but STEP_LIMIT and CALL_DEPTH (it meters gas, and a call
+ * beyond depth 1024 fails inside the EVM).
  */
-export type FailureCode =
-  | 'REVERT' // require/revert/custom error
-  | 'PANIC' // assert, overflow, division by zero, out-of-bounds, bad enum, pop on empty
-  | 'OUT_OF_GAS'
-  | 'BAD_ARGUMENTS' // the JSON arguments or the calldata do not match the ABI
-  | 'UNKNOWN_METHOD'
-  | 'NO_CONTRACT' // no EVM contract at the address, or no such contract in the source
-  | 'COMPILE_ERROR'
-  | 'INSUFFICIENT_BALANCE' // the value sent exceeds the sender's balance
-  | 'EVM_ERROR' // any other exceptional halt: invalid opcode, stack underflow, code size, …
-  | 'LIMIT'; // an execution limit of the chain's protocol (maxStateBytes, maxMemoryBytes, …), as in SolidVM
+export type { FailureCode } from '@platform/vm';
+import type { FailureCode } from '@platform/vm';
 
 /** One message of solc: `formatted` is what solc prints (file:line:column, the source line, a caret). */
 export interface SolcMessage {

@@ -5,7 +5,8 @@
 // inside one checkpoint of the WorldState's journal).
 import type { EVM } from '@ethereumjs/evm';
 import { createZeroAddress, type Address as EthAddress, createAddressFromString } from '@ethereumjs/util';
-import { limitMessage, limitsOf, type ContractStateChange, type CreatedContract, type EventLog, type ExecutionContext, type ExecutionLimits, type WorldState } from '@platform/common';
+import { limitMessage, limitsOf, type ExecutionContext, type ExecutionLimits, type WorldState } from '@platform/common';
+import type { VmOutcome } from '@platform/vm';
 import { bytesToHex, contractAddress, strip0x } from '@platform/crypto';
 import { haltReason, returnValues, revertReason, type RawLog } from './decode.js';
 import { acquire, release } from './engine.js';
@@ -16,28 +17,17 @@ import { TxPreimages } from './indexing.js';
 import { createdContracts, eventsOf, recordCreated, stateChanges } from './outcome.js';
 import { prepareCall, prepareCreate, type CallRequest, type CreateRequest, type PreparedCreate } from './prepare.js';
 
-export interface ExecOutcome {
-  ok: boolean;
-  /** set when ok is false */
-  code?: FailureCode;
-  /** `Success!`, or why it failed (the require text, `arithmetic overflow`, `out of gas`, …) */
-  message: string;
-  /** one string per returned value (empty when the ABI is unknown: see `response`) */
-  returnValues: string[];
-  /** the returned bytes as hex (ABI-encoded), on failure the revert data; empty for a creation */
-  response: string;
-  /** logs decoded by the emitting contract's ABI, arguments as strings */
-  events: EventLog[];
+/**
+ * @platform/vm's outcome: `returnValues` empty when the ABI is unknown (see
+ * `response`), `response` the returned bytes as hex (ABI-encoded; on failure
+ * the revert data, empty for a creation), `events` the logs decoded by the
+ * emitting contract's ABI, arguments as strings — plus every log as emitted.
+ */
+export interface ExecOutcome extends VmOutcome {
   /** every log as emitted, decodable or not */
   logs: RawLog[];
-  stateChanges: ContractStateChange[];
-  contractsCreated: CreatedContract[];
-  contractsDeleted: string[];
-  gasUsed: bigint;
   /** always 0: the EVM meters gas, not interpreter steps (kept for SolidVM's shape) */
   steps: number;
-  /** createContract: the new contract's address (also when it failed) */
-  address?: string;
 }
 
 export type { CallRequest, CreateRequest } from './prepare.js';

@@ -2,7 +2,7 @@
 // (compiled source or given bytecode, plus constructor arguments) and the
 // calldata of a call (method and JSON arguments by the ABI, or raw calldata).
 import { bytesToHex, hexToBytes, strip0x } from '@platform/crypto';
-import { chooseOverload, encodeArguments, normaliseArgs } from './args.js';
+import { encodeArguments, encodeCall, normaliseArgs } from './args.js';
 import { signature } from './abi-types.js';
 import { ExecFailure, SolidityCompileError, badArguments } from './errors.js';
 import { infoOfCompiled, type ContractInfo, type FnInfo } from './meta.js';
@@ -126,16 +126,11 @@ export function prepareCall(info: ContractInfo | undefined, req: CallRequest, ad
   if (req.method === undefined) badArguments('a call needs a method (with args) or raw calldata');
   if (!info) throw new ExecFailure('UNKNOWN_METHOD', `the contract at ${address} was created from bytecode alone: its ABI is unknown, so call it with raw calldata`);
   const method = req.method.trim();
-  let cands = method.includes('(') ? [...info.functions.values()].flat().filter((f) => signature(f) === method.replace(/\s+/g, '')) : (info.functions.get(method) ?? []);
+  const cands = method.includes('(') ? [...info.functions.values()].flat().filter((f) => signature(f) === method.replace(/\s+/g, '')) : (info.functions.get(method) ?? []);
   if (cands.length === 0) throw new ExecFailure('UNKNOWN_METHOD', `contract ${info.name} has no public function ${method}`);
   const args = normaliseArgs(req.args);
-  const fn = chooseOverload(cands, args);
-  if (!fn) {
-    cands = cands.slice().sort((a, b) => signature(a).localeCompare(signature(b)));
-    badArguments(`the arguments match no overload of ${method}: ${cands.map((c) => `${method}(${(c.inputs ?? []).map((p) => p.name).join(', ')})`).join(', ')}`);
-  }
+  const { fn, encoded } = encodeCall(method, cands, args, (f) => `${info.name}.${f.name}`, info.enums);
   const known = info.byEntry.get(fn)!;
-  const encoded = encodeArguments(fn.inputs ?? [], args, `${info.name}.${fn.name}`, info.enums);
   const data = new Uint8Array(4 + encoded.length);
   data.set(hexToBytes(known.selector));
   data.set(encoded, 4);

@@ -5,18 +5,9 @@ import type { SType } from './types.js';
 
 export const SOLIDVM_COMPILE_ERROR = 'SOLIDVM_COMPILE_ERROR';
 
-/** Stable codes of a failed execution (ExecOutcome.code). */
-export type FailureCode =
-  | 'REVERT' // require/revert/custom error
-  | 'PANIC' // assert, overflow, division by zero, out-of-bounds, bad enum, pop on empty
-  | 'OUT_OF_GAS'
-  | 'STEP_LIMIT'
-  | 'BAD_ARGUMENTS' // the JSON or raw arguments do not match the declaration
-  | 'UNKNOWN_METHOD'
-  | 'NO_CONTRACT' // no SolidVM contract at the address
-  | 'COMPILE_ERROR' // the source given to createContract does not compile
-  | 'CALL_DEPTH'
-  | 'LIMIT'; // an execution limit of the chain's protocol (maxStateBytes, maxEvents, …)
+/** Stable codes of a failed execution (ExecOutcome.code): @platform/vm's; SolidVM gives all but INSUFFICIENT_BALANCE and EVM_ERROR. */
+export type { FailureCode } from '@platform/vm';
+import type { FailureCode } from '@platform/vm';
 
 export interface SourcePosition {
   file: string;

@@ -9,4 +9,3 @@ export type { SolidVMHooks } from './runtime.js';
 export { GAS_TABLES, gasTable } from './gas.js';
 export type { GasTable } from './gas.js';
 export { MemoryWorldState } from './memory-state.js';
-export { parseRawArgs } from './args.js';

@@ -8,6 +8,7 @@
 //   memory structs: arrays of field values in declaration order
 //   memory arrays: arrays             memory mappings: Map keyed by key text
 //   storage structs/arrays/mappings: their storage path (a string)
+import { parseAccount as accountOfText, parseAddress, parseDecimal } from '@platform/vm';
 import { bytesToHex, hexToBytes } from './hash.js';
 import type { SType } from './types.js';
 
@@ -39,34 +40,19 @@ export function formatDecimal(v: bigint): string {
 }
 
 /** Parses "1.5", "-2", "3e2"-free decimal text into the scaled form, truncating beyond 18 digits. */
-export function parseDecimal(s: string): bigint | undefined {
-  const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
-  if (!m || (m[2] === '' && (m[3] ?? '') === '')) return undefined;
-  const frac = (m[3] ?? '').slice(0, 18).padEnd(18, '0');
-  const v = BigInt(m[2] || '0') * DECIMAL_SCALE + BigInt(frac);
-  return m[1] === '-' ? -v : v;
-}
+/** `1.5` → 1.5 × 10^18 (the argument grammar's, @platform/vm). */
+export { parseDecimal };
 
 export function fbytesHex(v: bigint, n: number): string {
   return v.toString(16).padStart(n * 2, '0');
 }
 
-export function normalizeAddress(s: string): string | undefined {
-  const h = s.startsWith('0x') || s.startsWith('0X') ? s.slice(2) : s;
-  if (!/^[0-9a-fA-F]{1,40}$/.test(h)) return undefined;
-  return h.toLowerCase().padStart(40, '0');
-}
+/** 40 lowercase hex digits, `0x` optional, left-padded (the argument grammar's, @platform/vm). */
+export const normalizeAddress = parseAddress;
 
 export function parseAccount(s: string): AccountValue | undefined {
-  const i = s.indexOf(':');
-  const a = normalizeAddress(i < 0 ? s : s.slice(0, i));
-  if (a === undefined) return undefined;
-  if (i < 0) return new AccountValue(a, null);
-  const c = s.slice(i + 1);
-  if (c === 'main') return new AccountValue(a, 'main');
-  const h = c.startsWith('0x') ? c.slice(2) : c;
-  if (!/^[0-9a-fA-F]{1,64}$/.test(h)) return undefined;
-  return new AccountValue(a, h.toLowerCase().padStart(64, '0'));
+  const a = accountOfText(s);
+  return a && new AccountValue(a.address, a.chain);
 }
 
 export function defaultValue(t: SType): unknown {

@@ -1,8 +1,9 @@
 // The public entry points: compile, create, call, read state. Nothing here
 // throws for a failing transaction: every failure is an ExecOutcome with
 // ok=false, a stable code and a message, and the world state as it was.
-import type { ContractStateChange, CreatedContract, EventLog, ExecutionContext, WorldState } from '@platform/common';
-import { ArgumentError, chooseOverload, decodeArgs, normaliseArgs } from './args.js';
+import type { ContractStateChange, CreatedContract, ExecutionContext, WorldState } from '@platform/common';
+import type { VmOutcome } from '@platform/vm';
+import { ArgumentError, bindCall, decodeArgs, normalise } from './args.js';
 import { compileUnit } from './compiler.js';
 import { SolidVMCompileError, VmFailure, type FailureCode } from './errors.js';
 import { gasTable } from './gas.js';
@@ -15,24 +16,9 @@ import { buildUnit } from './unit.js';
 import { codecOf, defaultValue, keyTextToJsonKey, renderValue, toJson } from './values.js';
 import { xabiOf } from './xabi.js';
 
-export interface ExecOutcome {
-  ok: boolean;
-  /** set when ok is false */
-  code?: FailureCode;
-  /** `Success!`, or why it failed (the require text, `arithmetic overflow`, …) */
-  message: string;
-  /** one string per returned value */
-  returnValues: string[];
-  /** JSON text of the returned values (integers as decimal strings) */
-  response: string;
-  events: EventLog[];
-  stateChanges: ContractStateChange[];
-  contractsCreated: CreatedContract[];
-  contractsDeleted: string[];
-  gasUsed: bigint;
+/** @platform/vm's outcome (`response`: JSON text of the returned values, integers as decimal strings), with the interpreter's steps. */
+export interface ExecOutcome extends VmOutcome {
   steps: number;
-  /** createContract: the new contract's address (also when it failed) */
-  address?: string;
 }
 
 export interface SolidVMOptions {
@@ -260,7 +246,7 @@ export function createContract(state: WorldState, ctx: ExecutionContext, req: Cr
   x.appName = rt.name;
   let args: unknown[];
   try {
-    args = decodeArgs(rt.ctorParams, normaliseArgs(req.args), `the constructor of ${rt.name}`);
+    args = decodeArgs(rt.ctorParams, normalise(req.args), `the constructor of ${rt.name}`);
   } catch (e) {
     if (e instanceof ArgumentError) return failure('BAD_ARGUMENTS', e.message, x, address);
     throw e;
@@ -280,15 +266,11 @@ export function createContract(state: WorldState, ctx: ExecutionContext, req: Cr
   }
 }
 
-function pickMethod(rt: ContractRt, method: string, args: unknown[] | Record<string, unknown>): CFn {
+/** The public function called, chosen among overloads by the arguments, and its decoded arguments. */
+function bind(rt: ContractRt, method: string, given: unknown): { fn: CFn; values: unknown[] } {
   const cands = rt.external.get(method);
   if (!cands?.length) throw new VmFailure('UNKNOWN_METHOD', `contract ${rt.name} has no public function ${method}`, 'other', {}, false);
-  const fn = chooseOverload(cands, args);
-  if (!fn) {
-    const sigs = cands.map((c) => `${method}(${c.params.map((p) => p.name).join(', ')})`).join(', ');
-    throw new ArgumentError(`the arguments match no overload of ${method}: ${sigs}`);
-  }
-  return fn;
+  return bindCall(method, cands, normalise(given), `${rt.name}.${method}`);
 }
 
 /** Calls a public function: the FUNCTION transaction. */
@@ -308,9 +290,7 @@ export function callContract(state: WorldState, ctx: ExecutionContext, req: Call
   let fn: CFn;
   let args: unknown[];
   try {
-    const given = normaliseArgs(req.args);
-    fn = pickMethod(rt, req.method, given);
-    args = decodeArgs(fn.params, given, `${rt.name}.${req.method}`);
+    ({ fn, values: args } = bind(rt, req.method, req.args));
   } catch (e) {
     if (e instanceof VmFailure) return failure(e.code, e.message, x);
     throw e;
