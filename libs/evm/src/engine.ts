@@ -12,7 +12,7 @@
 import { Hardfork, Mainnet, createCustomCommon, type Common } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
 import { ExecFailure } from './errors.js';
-import { WorldStateAdapter } from './state-adapter.js';
+import { WorldStateAdapter, type CodeCache } from './state-adapter.js';
 import { keccak256 } from '@platform/crypto';
 
 /** What a transaction hashed: inputs and their hashes, in order. */
@@ -32,8 +32,16 @@ export interface Engine {
   hashes: HashLog | null;
 }
 
-const IDLE_PER_CHAIN = 4;
-const idle = new Map<string, Engine[]>();
+/** An EVM's idle engines by chain, at most `perChain` each, and the code cache their state adapters share. */
+export interface EnginePool {
+  idle: Map<string, Engine[]>;
+  perChain: number;
+  code: CodeCache;
+}
+
+export function createEnginePool(code: CodeCache, perChain = 4): EnginePool {
+  return { idle: new Map(), perChain, code };
+}
 /**
  * The inputs worth keeping: a mapping key and slot (32 + 32 bytes, or a
  * string key and a slot), or a slot (32 bytes) whose array or string data
@@ -62,10 +70,10 @@ function commonFor(chainId: string): Common {
 }
 
 /** An engine for one transaction; `record`: keep the preimages it hashes (in `hashes`). */
-export async function acquire(chainId: string, record = false): Promise<Engine> {
-  let e = idle.get(chainId)?.pop();
+export async function acquire(pool: EnginePool, chainId: string, record = false): Promise<Engine> {
+  let e = pool.idle.get(chainId)?.pop();
   if (!e) {
-    const adapter = new WorldStateAdapter();
+    const adapter = new WorldStateAdapter(pool.code);
     const common = commonFor(chainId);
     e = { evm: await createEVM({ common, stateManager: adapter }), adapter, chainId, common, hashes: null, memory: { words: 0n, message: '' } };
     // once per instance: its opcode table is built with it (the hardfork is pinned, so never again)
@@ -87,15 +95,15 @@ export async function acquire(chainId: string, record = false): Promise<Engine> 
   return e;
 }
 
-export function release(e: Engine): void {
+export function release(pool: EnginePool, e: Engine): void {
   e.adapter.end();
   if (e.hashes) {
     e.hashes = null;
     e.common.customCrypto.keccak256 = keccak256;
   }
-  let list = idle.get(e.chainId);
-  if (!list) idle.set(e.chainId, (list = []));
-  if (list.length < IDLE_PER_CHAIN) list.push(e);
+  let list = pool.idle.get(e.chainId);
+  if (!list) pool.idle.set(e.chainId, (list = []));
+  if (list.length < pool.perChain) list.push(e);
 }
 
 interface RunStateMemory {

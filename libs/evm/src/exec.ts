@@ -10,6 +10,7 @@ import type { VmOutcome } from '@platform/vm';
 import { bytesToHex, contractAddress, strip0x } from '@platform/crypto';
 import { haltReason, returnValues, revertReason, type RawLog } from './decode.js';
 import { acquire, release } from './engine.js';
+import type { EvmCaches } from './caches.js';
 import { ExecFailure, badArguments, type FailureCode } from './errors.js';
 import { UNMETERED_GAS_LIMIT, intrinsicGas, totalGasUsed } from './gas.js';
 import { loadMeta, type ContractInfo, type FnInfo } from './meta.js';
@@ -125,13 +126,13 @@ function destroy(state: WorldState, selfdestruct: Map<string, string> | undefine
   return gone;
 }
 
-async function execute(state: WorldState, ctx: ExecutionContext, job: Job, options: ExecOptions): Promise<ExecOutcome> {
+async function execute(caches: EvmCaches, state: WorldState, ctx: ExecutionContext, job: Job, options: ExecOptions): Promise<ExecOutcome> {
   const creation = job.to === undefined;
   const intrinsic = intrinsicGas(job.data, creation);
   const limit = ctx.gasEnabled ? ctx.tx.gasLimit : UNMETERED_GAS_LIMIT;
   const where = creation ? job.address : undefined;
   if (intrinsic > limit) return failure('OUT_OF_GAS', `out of gas: the gas limit ${limit} is below the transaction's intrinsic cost ${intrinsic}`, { gasUsed: limit, address: where });
-  const engine = await acquire(ctx.chainId, options.decodeStorage === true);
+  const engine = await acquire(caches.engines, ctx.chainId, options.decodeStorage === true);
   const { evm, adapter } = engine;
   const limits = limitsOf(ctx.protocol);
   adapter.begin(state);
@@ -183,8 +184,8 @@ async function execute(state: WorldState, ctx: ExecutionContext, job: Job, optio
     // EIP-161: accounts the run touched and left empty do not remain
     await evm.journal.cleanup();
     const top = { address: job.address, name: job.appName ?? undefined, unit: job.compiled?.unit, contract: job.compiled?.contract };
-    const created = recordCreated(state, adapter, top, job.info);
-    const { events, raw } = eventsOf(state, ctx, r.logs ?? []);
+    const created = recordCreated(caches, state, adapter, top, job.info);
+    const { events, raw } = eventsOf(caches.meta, state, ctx, r.logs ?? []);
     const out: ExecOutcome = {
       ok: true,
       message: 'Success!',
@@ -192,7 +193,7 @@ async function execute(state: WorldState, ctx: ExecutionContext, job: Job, optio
       response: creation ? '' : bytesToHex(r.returnValue),
       events,
       logs: raw,
-      stateChanges: stateChanges(state, ctx, adapter, created, deleted, engine.hashes ? new TxPreimages(engine.hashes) : undefined),
+      stateChanges: stateChanges(caches.meta, state, ctx, adapter, created, deleted, engine.hashes ? new TxPreimages(engine.hashes, caches.indexing) : undefined),
       contractsCreated: createdContracts(created, ctx, creation ? job.address : '', job.appName),
       contractsDeleted: deleted,
       gasUsed,
@@ -213,7 +214,7 @@ async function execute(state: WorldState, ctx: ExecutionContext, job: Job, optio
     // warm sets and transient storage belong to one transaction
     evm.journal.cleanJournal();
     evm.transientStorage.clear();
-    release(engine);
+    release(caches.engines, engine);
   }
 }
 
@@ -237,7 +238,7 @@ function valueOf(ctx: ExecutionContext, v: bigint | undefined): bigint {
  * Keccak-256 of RLP [creator, nonce]. The creator's own nonce is left as it
  * was: bumping it is the block service's.
  */
-export async function createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest, options: ExecOptions = {}): Promise<ExecOutcome> {
+export async function createContract(caches: EvmCaches, state: WorldState, ctx: ExecutionContext, req: CreateRequest, options: ExecOptions = {}): Promise<ExecOutcome> {
   let creator: string;
   try {
     creator = address40(req.creator, 'the creator');
@@ -249,12 +250,12 @@ export async function createContract(state: WorldState, ctx: ExecutionContext, r
   const address = contractAddress(creator, nonce);
   let prep: PreparedCreate;
   try {
-    prep = prepareCreate(req);
+    prep = prepareCreate(caches, req);
   } catch (e) {
     if (e instanceof ExecFailure) return failure(e.code, e.message, { address });
     throw e;
   }
-  return execute(state, ctx, {
+  return execute(caches, state, ctx, {
     caller: creator,
     data: prep.initCode,
     value: valueOf(ctx, req.value),
@@ -267,7 +268,7 @@ export async function createContract(state: WorldState, ctx: ExecutionContext, r
 }
 
 /** Calls a contract: a method by name with JSON arguments (ABI-encoded here), or raw calldata. */
-export async function callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest, options: ExecOptions = {}): Promise<ExecOutcome> {
+export async function callContract(caches: EvmCaches, state: WorldState, ctx: ExecutionContext, req: CallRequest, options: ExecOptions = {}): Promise<ExecOutcome> {
   let job: Job;
   try {
     const address = address40(req.address, 'the contract address');
@@ -275,12 +276,12 @@ export async function callContract(state: WorldState, ctx: ExecutionContext, req
     const acct = state.getAccount(address);
     if (!acct?.codeHash) return failure('NO_CONTRACT', `no contract at address ${address}`);
     if (acct.vm === 'SolidVM') return failure('NO_CONTRACT', `${address} is a SolidVM contract${acct.contractName ? ` (${acct.contractName})` : ''}: call it with the VM SolidVM`);
-    const info = loadMeta(state, address);
+    const info = loadMeta(caches.meta, state, address);
     const prep = prepareCall(info, req, address);
     job = { caller, to: address, data: prep.data, value: valueOf(ctx, req.value), address, info, fn: prep.fn, appName: info?.name ?? acct.contractName ?? null };
   } catch (e) {
     if (e instanceof ExecFailure) return failure(e.code, e.message);
     throw e;
   }
-  return execute(state, ctx, job, options);
+  return execute(caches, state, ctx, job, options);
 }

@@ -13,13 +13,19 @@ import { Lru } from './lru.js';
 import type { ContractInfo } from './meta.js';
 import { Preimages, SlotResolver, changedPaths, isHashed } from './slots.js';
 
-const models = new WeakMap<ContractInfo, StorageModel>();
-/** static preimages of a contract's runtime code, by metadata pointer (the same pointer, the same code and layout) */
-const statics = new Lru<string, Array<[bigint, Uint8Array]>>(256);
+/** An EVM's decoding caches: storage models by contract, and the static preimages of a contract's runtime code by metadata pointer (the same pointer, the same code and layout). */
+export interface IndexingCache {
+  models: WeakMap<ContractInfo, StorageModel>;
+  statics: Lru<string, Array<[bigint, Uint8Array]>>;
+}
 
-function modelOf(info: ContractInfo): StorageModel {
-  let m = models.get(info);
-  if (!m) models.set(info, (m = storageModel(info.layout)));
+export function createIndexingCache(limit = 256): IndexingCache {
+  return { models: new WeakMap(), statics: new Lru(limit) };
+}
+
+function modelOf(cache: IndexingCache, info: ContractInfo): StorageModel {
+  let m = cache.models.get(info);
+  if (!m) cache.models.set(info, (m = storageModel(info.layout)));
   return m;
 }
 
@@ -27,7 +33,10 @@ function modelOf(info: ContractInfo): StorageModel {
 export class TxPreimages {
   private table: Preimages | undefined;
 
-  constructor(private readonly log: HashLog | null) {}
+  constructor(
+    private readonly log: HashLog | null,
+    readonly cache: IndexingCache,
+  ) {}
 
   get(): Preimages {
     if (!this.table) {
@@ -64,7 +73,7 @@ interface Subject {
 const rootOf = (path: string): string => /^\.([A-Za-z_$][\w$]*)/.exec(path)?.[1] ?? '';
 
 export function decodeStorage(s: Subject, tx: TxPreimages): StorageDecoding {
-  const model = modelOf(s.info);
+  const model = modelOf(tx.cache, s.info);
   const now = wordReader((slot) => s.state.getStorage(s.address, slot));
   const before = wordReader(s.before);
   const slots = s.slots.map((k) => BigInt('0x' + k));
@@ -75,7 +84,7 @@ export function decodeStorage(s: Subject, tx: TxPreimages): StorageDecoding {
     // a slot the run's own hashing does not explain: the preimages solc hashed at compile time
     // (facts like the others, so they join the transaction's table)
     const size = pre.size;
-    pre.addAll(staticsOf(s, model));
+    pre.addAll(staticsOf(tx.cache, s, model));
     if (pre.size > size) resolver = new SlotResolver(model, pre, before, now);
   }
   const paths = changedPaths(resolver, slots, before, now, s.simple);
@@ -88,18 +97,14 @@ export function decodeStorage(s: Subject, tx: TxPreimages): StorageDecoding {
   return { paths, values };
 }
 
-function staticsOf(s: Subject, model: StorageModel): Array<[bigint, Uint8Array]> {
+function staticsOf(cache: IndexingCache, s: Subject, model: StorageModel): Array<[bigint, Uint8Array]> {
   const runtime = (): Uint8Array => {
     const codeHash = s.state.getAccount(s.address)?.codeHash;
     return (codeHash && s.state.getCode(codeHash)) || new Uint8Array(0);
   };
   const sources = Object.values(s.info.sources);
   if (s.initCode) return staticPreimages(model, sources, [runtime(), hexToBytes(s.initCode)]);
-  let hit = statics.get(s.info.pointer);
-  if (!hit) statics.set(s.info.pointer, (hit = staticPreimages(model, sources, [runtime()])));
+  let hit = cache.statics.get(s.info.pointer);
+  if (!hit) cache.statics.set(s.info.pointer, (hit = staticPreimages(model, sources, [runtime()])));
   return hit;
-}
-
-export function clearIndexingCaches(): void {
-  statics.clear();
 }

@@ -66,11 +66,20 @@ export interface ContractInfo {
 }
 
 const utf8 = new TextEncoder();
-const blobs = new WeakMap<CompiledUnit, { bytes: Uint8Array; hash: string; meta: MetaBlob }>();
-const parsed = new Lru<string, MetaBlob>(256);
-const infos = new Lru<string, ContractInfo>(1024);
 
-function blobOf(unit: CompiledUnit): { bytes: Uint8Array; hash: string; meta: MetaBlob } {
+/** An EVM's metadata caches: each compiled unit's blob, blobs parsed from the state, contracts' indexed metadata by pointer. */
+export interface MetaCache {
+  blobs: WeakMap<CompiledUnit, { bytes: Uint8Array; hash: string; meta: MetaBlob }>;
+  parsed: Lru<string, MetaBlob>;
+  infos: Lru<string, ContractInfo>;
+}
+
+export function createMetaCache(limits: { blobs?: number; infos?: number } = {}): MetaCache {
+  return { blobs: new WeakMap(), parsed: new Lru(limits.blobs ?? 256), infos: new Lru(limits.infos ?? 1024) };
+}
+
+function blobOf(cache: MetaCache, unit: CompiledUnit): { bytes: Uint8Array; hash: string; meta: MetaBlob } {
+  const blobs = cache.blobs;
   let b = blobs.get(unit);
   if (!b) {
     const meta: MetaBlob = { format: 1, sources: unit.sources, enums: unit.enums, contracts: {} };
@@ -122,47 +131,47 @@ function indexContract(meta: MetaBlob, pointer: string, key: string): ContractIn
 }
 
 /** The metadata of a contract of a compiled unit; its pointer is what storeMeta writes. */
-export function infoOfCompiled(unit: CompiledUnit, c: CompiledContract): ContractInfo {
-  const blob = blobOf(unit);
+export function infoOfCompiled(cache: MetaCache, unit: CompiledUnit, c: CompiledContract): ContractInfo {
+  const blob = blobOf(cache, unit);
   const pointer = `${blob.hash}/${c.file}:${c.name}`;
-  const hit = infos.get(pointer);
+  const hit = cache.infos.get(pointer);
   if (hit) return hit;
   const info = indexContract(blob.meta, pointer, `${c.file}:${c.name}`);
   if (!info) throw new Error(`${c.name} is not deployable`);
-  infos.set(pointer, info);
+  cache.infos.set(pointer, info);
   return info;
 }
 
 /** Records a new contract's metadata in the world state: the blob (once per unit) and the pointer. */
-export function storeMeta(state: WorldState, address: string, unit: CompiledUnit, c: CompiledContract): ContractInfo {
-  const info = infoOfCompiled(unit, c);
-  const { bytes, hash } = blobOf(unit);
+export function storeMeta(cache: MetaCache, state: WorldState, address: string, unit: CompiledUnit, c: CompiledContract): ContractInfo {
+  const info = infoOfCompiled(cache, unit, c);
+  const { bytes, hash } = blobOf(cache, unit);
   if (!state.getCode(hash)) state.putCode(bytes);
   state.putStorage(address, META_KEY, info.pointer);
   return info;
 }
 
 /** The metadata of the contract at an address, or undefined when it was created from bare bytecode. */
-export function loadMeta(state: WorldState, address: string): ContractInfo | undefined {
+export function loadMeta(cache: MetaCache, state: WorldState, address: string): ContractInfo | undefined {
   const pointer = state.getStorage(address, META_KEY);
   if (!pointer) return undefined;
-  const hit = infos.get(pointer);
+  const hit = cache.infos.get(pointer);
   if (hit) return hit;
   const hash = pointer.slice(0, 64);
-  let meta = parsed.get(hash);
+  let meta = cache.parsed.get(hash);
   if (!meta) {
     const bytes = state.getCode(hash);
     if (!bytes) return undefined;
     meta = JSON.parse(new TextDecoder().decode(bytes)) as MetaBlob;
-    parsed.set(hash, meta);
+    cache.parsed.set(hash, meta);
   }
   const info = indexContract(meta, pointer, pointer.slice(65));
-  if (info) infos.set(pointer, info);
+  if (info) cache.infos.set(pointer, info);
   return info;
 }
 
 /** Forgets parsed metadata (tests: a restarted node reads it back from the state). */
-export function clearMetaCaches(): void {
-  parsed.clear();
-  infos.clear();
+export function clearMetaCaches(cache: MetaCache): void {
+  cache.parsed.clear();
+  cache.infos.clear();
 }

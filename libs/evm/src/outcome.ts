@@ -6,7 +6,8 @@ import { bytesToHex } from '@platform/crypto';
 import { decodeLog, type RawLog } from './decode.js';
 import { decodeStorage, type TxPreimages } from './indexing.js';
 import { readVar, type SlotReader } from './layout.js';
-import { loadMeta, storeMeta, type ContractInfo } from './meta.js';
+import type { EvmCaches } from './caches.js';
+import { loadMeta, storeMeta, type ContractInfo, type MetaCache } from './meta.js';
 import { compileUnit, emptyXabi, type CompiledContract, type CompiledUnit } from './solc.js';
 import type { WorldStateAdapter } from './state-adapter.js';
 
@@ -37,6 +38,7 @@ export interface Created {
  * recognises the same ones).
  */
 export function recordCreated(
+  caches: EvmCaches,
   state: WorldState,
   adapter: WorldStateAdapter,
   top: { address: string; name?: string; unit?: CompiledUnit; contract?: CompiledContract },
@@ -50,7 +52,7 @@ export function recordCreated(
     let contract: CompiledContract | undefined;
     if (address === top.address && top.contract) contract = top.contract;
     else {
-      if (!unit && scope) unit = compileUnit(scope.sources);
+      if (!unit && scope) unit = compileUnit(caches.compile, scope.sources);
       const code = bytesToHex(state.getCode(codeHash) ?? new Uint8Array(0));
       contract = unit?.contracts.find((c) => sameCode(code, c));
     }
@@ -61,7 +63,7 @@ export function recordCreated(
       out.push({ address, codeHash, name });
       continue;
     }
-    const info = storeMeta(state, address, unit, contract);
+    const info = storeMeta(caches.meta, state, address, unit, contract);
     state.putAccount(address, { ...acct, contractName: contract.name });
     out.push({ address, codeHash, name: contract.name, contract, info });
   }
@@ -97,6 +99,7 @@ export function createdContracts(created: Created[], ctx: ExecutionContext, topA
  * creation): what cirrus indexes.
  */
 export function stateChanges(
+  meta: MetaCache,
   state: WorldState,
   ctx: ExecutionContext,
   adapter: WorldStateAdapter,
@@ -121,7 +124,7 @@ export function stateChanges(
     if (!isCreated && !isDeleted && Object.keys(diff).length === 0) continue;
     const acct = state.getAccount(address);
     if (!isDeleted && acct?.vm !== 'EVM') continue; // an account that is not an EVM contract has no storage of ours
-    const info = isDeleted ? undefined : loadMeta(state, address);
+    const info = isDeleted ? undefined : loadMeta(meta, state, address);
     const current: Record<string, unknown> = {};
     if (info) {
       const now: SlotReader = (slot) => state.getStorage(address, slot);
@@ -155,14 +158,14 @@ export function stateChanges(
   return out;
 }
 
-export function eventsOf(state: WorldState, ctx: ExecutionContext, logs: Array<[Uint8Array, Uint8Array[], Uint8Array]>): { events: EventLog[]; raw: RawLog[] } {
+export function eventsOf(meta: MetaCache, state: WorldState, ctx: ExecutionContext, logs: Array<[Uint8Array, Uint8Array[], Uint8Array]>): { events: EventLog[]; raw: RawLog[] } {
   const events: EventLog[] = [];
   const raw: RawLog[] = [];
   const infos = new Map<string, ContractInfo | undefined>();
   for (const log of logs) {
     const address = bytesToHex(log[0]);
     raw.push({ address, topics: log[1].map(bytesToHex), data: bytesToHex(log[2]) });
-    if (!infos.has(address)) infos.set(address, loadMeta(state, address));
+    if (!infos.has(address)) infos.set(address, loadMeta(meta, state, address));
     const ev = decodeLog(log, infos.get(address), ctx.chainId, events.length);
     if (ev) events.push(ev);
   }
@@ -174,8 +177,8 @@ export function eventsOf(state: WorldState, ctx: ExecutionContext, logs: Array<[
  * at an address, by name, as JSON; undefined when its layout is unknown
  * (created from bare bytecode).
  */
-export function readContractState(state: WorldState, address: string): Record<string, unknown> | undefined {
-  const info = loadMeta(state, address);
+export function readContractState(meta: MetaCache, state: WorldState, address: string): Record<string, unknown> | undefined {
+  const info = loadMeta(meta, state, address);
   if (!info) return undefined;
   const read: SlotReader = (slot) => state.getStorage(address, slot);
   return Object.fromEntries(info.vars.map((v) => [v.name, readVar(v, read)]));

@@ -5,6 +5,7 @@ import { bytesToHex, hexToBytes, strip0x } from '@platform/crypto';
 import { encodeArguments, encodeCall, normaliseArgs } from './args.js';
 import { signature } from './abi-types.js';
 import { ExecFailure, SolidityCompileError, badArguments } from './errors.js';
+import type { EvmCaches } from './caches.js';
 import { infoOfCompiled, type ContractInfo, type FnInfo } from './meta.js';
 import { compileUnit, findContract, type CompiledContract, type CompiledUnit } from './solc.js';
 
@@ -55,10 +56,10 @@ export interface PreparedCreate {
   name: string;
 }
 
-function compiledContract(req: CreateRequest): { unit: CompiledUnit; contract: CompiledContract } {
+function compiledContract(caches: EvmCaches, req: CreateRequest): { unit: CompiledUnit; contract: CompiledContract } {
   let unit: CompiledUnit;
   try {
-    unit = compileUnit(req.src!);
+    unit = compileUnit(caches.compile, req.src!);
   } catch (e) {
     if (e instanceof SolidityCompileError) throw new ExecFailure('COMPILE_ERROR', e.message);
     throw e;
@@ -86,7 +87,7 @@ function compiledContract(req: CreateRequest): { unit: CompiledUnit; contract: C
   return { unit, contract };
 }
 
-export function prepareCreate(req: CreateRequest): PreparedCreate {
+export function prepareCreate(caches: EvmCaches, req: CreateRequest): PreparedCreate {
   if (req.src === undefined) {
     if (req.bytecode === undefined) badArguments('a creation needs bytecode or src');
     if (req.args !== undefined && req.args !== null && !isRawHex(req.args)) badArguments('JSON constructor arguments need the source (its ABI): give src, or append the ABI-encoded arguments to the bytecode');
@@ -94,8 +95,8 @@ export function prepareCreate(req: CreateRequest): PreparedCreate {
     if (code.length === 0) badArguments('the bytecode is empty');
     return { initCode: code, name: req.contractName ?? '' };
   }
-  const { unit, contract } = compiledContract(req);
-  const info = infoOfCompiled(unit, contract);
+  const { unit, contract } = compiledContract(caches, req);
+  const info = infoOfCompiled(caches.meta, unit, contract);
   let argsHex: string;
   if (req.bytecode !== undefined) {
     const given = strip0x(req.bytecode.trim()).toLowerCase();

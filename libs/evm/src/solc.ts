@@ -1,7 +1,8 @@
 // Solidity compilation with solc 0.8.37 (its wasm build, no network), pinned to
 // the EVM's hardfork, optimizer on. solc takes 0.3–2 s a run, so results are
-// kept in a bounded LRU keyed by Keccak-256 of the standard-JSON input; solc
-// itself is loaded on first use (≈0.7 s), so importing this package is cheap.
+// kept in a bounded LRU keyed by Keccak-256 of the standard-JSON input, each
+// EVM's own (CompileCache); solc itself is loaded on first use (≈0.7 s), once
+// per process like its worker thread, so importing this package is cheap.
 import { createRequire } from 'node:module';
 import type { Xabi } from '@platform/common';
 import { hexToBytes, keccak256Hex } from '@platform/crypto';
@@ -49,10 +50,15 @@ export interface CompiledUnit {
   enums: Record<string, string[]>;
 }
 
-const CACHE_LIMIT = 64;
-const cache = new Lru<string, CompiledUnit>(CACHE_LIMIT);
-/** sources that do not compile: the same errors again without another run */
-const failures = new Lru<string, SolidityCompileError>(CACHE_LIMIT);
+/** An EVM's compiled units by Keccak-256 of the standard-JSON input, and the sources that do not compile (the same errors again without another run). */
+export interface CompileCache {
+  units: Lru<string, CompiledUnit>;
+  failures: Lru<string, SolidityCompileError>;
+}
+
+export function createCompileCache(limit = 64): CompileCache {
+  return { units: new Lru(limit), failures: new Lru(limit) };
+}
 
 type Solc = { compile(input: string): string; version(): string };
 let solc: Solc | undefined;
@@ -100,35 +106,35 @@ function inputOf(src: string | Record<string, string>): { sources: Record<string
 }
 
 /** What the caches know of an input: its unit, or its compile error (both deterministic), or nothing. */
-function cached(key: string): CompiledUnit | undefined {
-  const hit = cache.get(key);
+function cached(cache: CompileCache, key: string): CompiledUnit | undefined {
+  const hit = cache.units.get(key);
   if (hit) return hit;
-  const failed = failures.get(key);
+  const failed = cache.failures.get(key);
   if (failed) throw failed;
   return undefined;
 }
 
 /** The unit of solc's output, cached; a SolidityCompileError, cached too, when the source does not compile. */
-function unitOf(key: string, sources: Record<string, string>, output: string): CompiledUnit {
+function unitOf(cache: CompileCache, key: string, sources: Record<string, string>, output: string): CompiledUnit {
   const out = JSON.parse(output);
   const messages: SolcMessage[] = (out.errors ?? []).map(messageOf);
   const errors = messages.filter((m) => m.severity === 'error');
   if (errors.length) {
     const err = new SolidityCompileError(errors);
-    failures.set(key, err);
+    cache.failures.set(key, err);
     throw err;
   }
   const asts: AstNode[] = Object.values<any>(out.sources ?? {}).map((s) => s.ast);
   const idx = indexAst(asts);
   const unit: CompiledUnit = { key, sources, contracts: unitContracts(out, asts, idx), warnings: messages.filter((m) => m.severity !== 'error'), enums: Object.fromEntries(idx.enums) };
-  cache.set(key, unit);
+  cache.units.set(key, unit);
   return unit;
 }
 
 /** Compiles (or finds in the cache) every contract of the sources, on this thread. Throws SolidityCompileError. */
-export function compileUnit(src: string | Record<string, string>): CompiledUnit {
+export function compileUnit(cache: CompileCache, src: string | Record<string, string>): CompiledUnit {
   const { sources, input, key } = inputOf(src);
-  return cached(key) ?? unitOf(key, sources, loadSolc().compile(input));
+  return cached(cache, key) ?? unitOf(cache, key, sources, loadSolc().compile(input));
 }
 
 /**
@@ -138,9 +144,9 @@ export function compileUnit(src: string | Record<string, string>): CompiledUnit 
  * Callers that must not block (the compile endpoint, a block about to be
  * executed) compile this way first.
  */
-export async function compileUnitOffThread(src: string | Record<string, string>): Promise<CompiledUnit> {
+export async function compileUnitOffThread(cache: CompileCache, src: string | Record<string, string>): Promise<CompiledUnit> {
   const { sources, input, key } = inputOf(src);
-  return cached(key) ?? unitOf(key, sources, await compileOffThread(input));
+  return cached(cache, key) ?? unitOf(cache, key, sources, await compileOffThread(input));
 }
 
 function unitContracts(out: any, asts: AstNode[], idx: AstIndex): CompiledContract[] {
@@ -207,8 +213,8 @@ export interface Compilation {
  * the source has none by that name). Throws SolidityCompileError (code
  * COMPILE_ERROR) with solc's messages when the source does not compile.
  */
-export function compileSolidity(sources: string | Record<string, string>, contractName?: string): Compilation {
-  const unit = compileUnit(sources);
+export function compileSolidity(cache: CompileCache, sources: string | Record<string, string>, contractName?: string): Compilation {
+  const unit = compileUnit(cache, sources);
   const warnings = unit.warnings.map((w) => w.formatted.trim());
   if (contractName !== undefined) {
     const c = findContract(unit, contractName);
@@ -220,12 +226,11 @@ export function compileSolidity(sources: string | Record<string, string>, contra
 }
 
 /** Hits and misses of the compile cache, for the benchmark and metrics. */
-export function compileCacheStats(): { hits: number; misses: number; size: number; limit: number } {
-  return { hits: cache.hits, misses: cache.misses, size: cache.size, limit: CACHE_LIMIT };
+export function compileCacheStats(cache: CompileCache): { hits: number; misses: number; size: number; limit: number } {
+  return { hits: cache.units.hits, misses: cache.units.misses, size: cache.units.size, limit: cache.units.limit };
 }
 
-/** Empties the compile cache (tests). */
-export function clearCompileCache(): void {
-  cache.clear();
-  failures.clear();
+export function clearCompileCache(cache: CompileCache): void {
+  cache.units.clear();
+  cache.failures.clear();
 }

@@ -37,8 +37,8 @@ function solidvmStub(): Uint8Array {
 }
 const SOLIDVM_STUB_HASH = keccak256Hex(SOLIDVM_STUB);
 
-// Code is content-addressed, so one cache serves every state and chain.
-const codeCache = new Lru<string, Uint8Array>(512);
+/** Deployed code by hash: content-addressed, so one cache (an EVM's) serves every state and chain. */
+export type CodeCache = Lru<string, Uint8Array>;
 
 export function addressHex(a: Address): string {
   return bytesToHex(a.bytes);
@@ -46,6 +46,9 @@ export function addressHex(a: Address): string {
 
 export class WorldStateAdapter implements StateManagerInterface {
   private state!: WorldState;
+
+  constructor(private readonly codeCache: CodeCache) {}
+
   /** per touched contract: slot → value before the transaction (undefined: zero) */
   readonly originals = new Map<string, Map<string, string | undefined>>();
   /** addresses that received code in this transaction, with its hash */
@@ -153,7 +156,7 @@ export class WorldStateAdapter implements StateManagerInterface {
       return;
     }
     const hash = this.state.putCode(code);
-    codeCache.set(hash, code);
+    this.codeCache.set(hash, code);
     this.state.putAccount(a, { nonce: prev.nonce, balance: prev.balance, codeHash: hash, vm: 'EVM' });
     this.deployed.set(a, hash);
   }
@@ -162,10 +165,10 @@ export class WorldStateAdapter implements StateManagerInterface {
     const acct = this.state.getAccount(addressHex(address));
     if (!acct?.codeHash) return EMPTY;
     if (acct.vm === 'SolidVM') return SOLIDVM_STUB;
-    let code = codeCache.get(acct.codeHash);
+    let code = this.codeCache.get(acct.codeHash);
     if (!code) {
       code = this.state.getCode(acct.codeHash) ?? EMPTY;
-      if (code.length) codeCache.set(acct.codeHash, code);
+      if (code.length) this.codeCache.set(acct.codeHash, code);
     }
     return code;
   }
@@ -237,12 +240,9 @@ export class WorldStateAdapter implements StateManagerInterface {
   clearCaches(): void {}
 
   shallowCopy(): StateManagerInterface {
-    const copy = new WorldStateAdapter();
+    const copy = new WorldStateAdapter(this.codeCache);
     if (this.state) copy.begin(this.state);
     return copy;
   }
 }
 
-export function clearCodeCache(): void {
-  codeCache.clear();
-}

@@ -1,7 +1,7 @@
 // solc compilation: outputs, the xabi in the platform's layout, compile
 // errors carrying solc's messages, and the cache.
-import { COMPILE_ERROR, SolidityCompileError, clearCompileCache, compileCacheStats, compileSolidity, compileUnitOffThread, solcWorkerRunning } from '../src/index.js';
-import { TOKEN } from './helpers.js';
+import { COMPILE_ERROR, SolidityCompileError, solcWorkerRunning } from '../src/index.js';
+import { TOKEN, clearCompileCache, compileCacheStats, compileSolidity, compileUnitOffThread } from './helpers.js';
 
 const SHOP = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.0;

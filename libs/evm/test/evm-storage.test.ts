@@ -6,10 +6,10 @@
 // is computed or recorded.
 import { callContract as solidCall, createContract as solidCreate } from '@platform/solidvm';
 import { keccak256Hex } from '@platform/crypto';
-import { callContract, createContract, type ExecOutcome } from '../src/index.js';
+import type { ExecOutcome } from '../src/index.js';
+import { ALICE, BOB, TOKEN, callContract, context, createContract, evm as vm, freshState } from './helpers.js';
 import { acquire, release } from '../src/engine.js';
 import { literalsOf } from '../src/folded.js';
-import { ALICE, BOB, TOKEN, context, freshState } from './helpers.js';
 
 const ok = (o: ExecOutcome) => {
   if (!o.ok) throw new Error(`${o.code}: ${o.message}`);
@@ -253,12 +253,12 @@ describe('without decodeStorage', () => {
     const out = ok(await callContract(s, context(), { caller: BOB, address: address!, method: 'fill', args: { k: 3, s: 'x' } }));
     expect(Object.keys(paths(out.stateChanges[0].diff)).sort()).toEqual(['.neg', '.st']);
     expect(out.stateChanges[0].state).toEqual({ st: '2', neg: '-5' });
-    const plain = await acquire('');
+    const plain = await acquire(vm.caches.engines, '');
     expect(plain.hashes).toBeNull();
-    release(plain);
-    const recording = await acquire('', true);
+    release(vm.caches.engines, plain);
+    const recording = await acquire(vm.caches.engines, '', true);
     expect(recording.hashes).toEqual({ inputs: [], outputs: [] });
-    release(recording);
+    release(vm.caches.engines, recording);
     expect(recording.hashes).toBeNull();
   });
 });

@@ -3,9 +3,9 @@
 // state kept in the WorldState across calls (and across a "restart").
 import { AbiCoder, Interface, getCreateAddress } from 'ethers';
 import { createContract as solidCreate } from '@platform/solidvm';
-import { META_KEY, callContract, clearCaches, compileSolidity, createContract, readContractState, type ExecOutcome } from '../src/index.js';
+import { META_KEY, type ExecOutcome } from '../src/index.js';
+import { ALICE, BOB, TOKEN, callContract, clearCaches, compileSolidity, context, createContract, freshState, readContractState } from './helpers.js';
 import { CALLER, FACTORY, MATH, ONCE, SHAPES, VAULT } from './contracts.js';
-import { ALICE, BOB, TOKEN, context, freshState } from './helpers.js';
 
 const ok = (o: ExecOutcome) => {
   if (!o.ok) throw new Error(`${o.code}: ${o.message}`);

@@ -9,9 +9,8 @@ import { createLegacyTx } from '@ethereumjs/tx';
 import { createAddressFromString, createAccount, hexToBytes as ejsHex } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { Interface, Wallet } from 'ethers';
-import { callContract, compileSolidity, createContract } from '../src/index.js';
+import { TOKEN, callContract, compileSolidity, context, createContract, freshState } from './helpers.js';
 import { MATH, VAULT } from './contracts.js';
-import { TOKEN, context, freshState } from './helpers.js';
 
 const KEY = '0x' + '42'.repeat(32);
 const SENDER = new Wallet(KEY).address.slice(2).toLowerCase();

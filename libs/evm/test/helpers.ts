@@ -1,8 +1,9 @@
 // Shared fixtures: an execution context like the block service's, a fresh
 // in-memory world state (SolidVM's MemoryWorldState), and the test contracts.
-import type { ExecutionContext } from '@platform/common';
+import type { ExecutionContext, WorldState } from '@platform/common';
 import { DEFAULT_PROTOCOL } from '@platform/common';
 import { MemoryWorldState } from '@platform/solidvm';
+import { createEvm, type CallRequest, type CreateRequest, type ExecOptions, type ExecOutcome } from '../src/index.js';
 
 export const ALICE = 'a11ce00000000000000000000000000000000001';
 export const BOB = 'b0b0000000000000000000000000000000000002';
@@ -77,3 +78,20 @@ contract Token {
     }
 }
 `;
+
+// One EVM for the tests of a file, as the block service keeps one; `indexingEvm`
+// decodes storage (INDEX_EVM) over the same caches. The functions below keep
+// the tests' calls short: `options.decodeStorage` picks the indexing one.
+export const evm = createEvm();
+export const indexingEvm = createEvm({ decodeStorage: true, caches: evm.caches });
+
+export const createContract = (state: WorldState, ctx: ExecutionContext, req: CreateRequest, options: ExecOptions = {}): Promise<ExecOutcome> =>
+  (options.decodeStorage ? indexingEvm : evm).createContract(state, ctx, req);
+export const callContract = (state: WorldState, ctx: ExecutionContext, req: CallRequest, options: ExecOptions = {}): Promise<ExecOutcome> =>
+  (options.decodeStorage ? indexingEvm : evm).callContract(state, ctx, req);
+export const compileSolidity = (sources: string | Record<string, string>, contractName?: string) => evm.compileSolidity(sources, contractName);
+export const compileUnitOffThread = (sources: string | Record<string, string>) => evm.compileUnitOffThread(sources);
+export const readContractState = (state: WorldState, address: string) => evm.readContractState(state, address);
+export const compileCacheStats = () => evm.compileCacheStats();
+export const clearCaches = () => evm.clearCaches();
+export const clearCompileCache = () => evm.clearCaches();

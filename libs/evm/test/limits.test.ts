@@ -4,8 +4,7 @@
 // loop: the two VMs fail it with one message.
 import { DEFAULT_LIMITS, DEFAULT_PROTOCOL, limitMessage, type ExecutionContext, type ExecutionLimits } from '@platform/common';
 import { createContract as solidCreate, callContract as solidCall } from '@platform/solidvm';
-import { callContract, createContract } from '../src/index.js';
-import { ALICE, context, freshState } from './helpers.js';
+import { ALICE, callContract, context, createContract, freshState } from './helpers.js';
 
 function ctxWith(limits: Partial<ExecutionLimits>, over: Parameters<typeof context>[0] = {}): ExecutionContext {
   return { ...context(over), protocol: { ...DEFAULT_PROTOCOL, limits: { ...DEFAULT_LIMITS, ...limits } } };

@@ -4,8 +4,11 @@
 // readValidatorSet exactly as the contract holds it.
 import type { ExecutionContext, Validator } from '@platform/common';
 import { bytesToHex, generateKeyPair } from '@platform/crypto';
-import { createContract, callContract, MemoryWorldState } from '@platform/solidvm';
+import { MemoryWorldState, createSolidVm } from '@platform/solidvm';
 import { VALIDATOR_SET_ADDRESS, readValidatorSet, validatorSetGenesisContract } from '../src/index.js';
+
+/** one SolidVM for the tests, as the block service keeps one */
+const vm = createSolidVm();
 
 const validator = (node: string, organization: string): Validator => {
   const key = generateKeyPair();
@@ -30,7 +33,7 @@ describe('the validator set', () => {
   let at: string;
   const read = () => readValidatorSet(state, at);
   const vote = (organization: string, method: string, args: Record<string, string>) => {
-    const out = callContract(state, ctx(organization), { caller: 'a'.repeat(40), address: at, method, args });
+    const out = vm.callContract(state, ctx(organization), { caller: 'a'.repeat(40), address: at, method, args });
     return { ok: out.ok, message: out.message, returnValues: out.returnValues, events: out.events.map((e) => e.name) };
   };
 
@@ -38,7 +41,7 @@ describe('the validator set', () => {
     state = new MemoryWorldState();
     const contract = validatorSetGenesisContract(genesis);
     expect(contract.address).toBe(VALIDATOR_SET_ADDRESS);
-    const created = createContract(state, ctx(''), { creator: '00'.repeat(20), src: contract.src, contractName: contract.name, args: contract.args, nonce: 0n });
+    const created = vm.createContract(state, ctx(''), { creator: '00'.repeat(20), src: contract.src, contractName: contract.name, args: contract.args, nonce: 0n });
     expect(created).toMatchObject({ ok: true });
     at = created.address!;
   });

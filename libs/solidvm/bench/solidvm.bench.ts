@@ -1,7 +1,7 @@
 // SolidVM against solc + @ethereumjs/evm on the same contract, in the same
 // process: calls per second of a token transfer and of a loop-heavy function.
 import { EvmPeer, solcCompile } from '../test/differential/evm.js';
-import { MemoryWorldState, callContract, createContract } from '../src/index.js';
+import { MemoryWorldState, createSolidVm } from '../src/index.js';
 import type { ExecutionContext } from '@platform/common';
 
 const SRC = `
@@ -64,20 +64,21 @@ function rateSync(seconds: number, fn: () => unknown): number {
 
 export async function run(): Promise<Array<{ name: string; value: number; unit: string }>> {
   const seconds = Number(process.env.BENCH_SECONDS ?? '2');
-  // SolidVM
+  // SolidVM: one VM, as the block service keeps one
+  const vm = createSolidVm();
   const state = new MemoryWorldState();
   const c = ctx();
-  const created = createContract(state, c, { creator: ALICE, src: SRC, contractName: 'Token', args: { supply: '1000000000000' } });
+  const created = vm.createContract(state, c, { creator: ALICE, src: SRC, contractName: 'Token', args: { supply: '1000000000000' } });
   if (!created.ok) throw new Error(created.message);
   const address = created.address!;
   const transferArgs = { to: BOB, amount: 1 };
   const svmTransfer = rateSync(seconds, () => {
-    const r = callContract(state, c, { caller: ALICE, address, method: 'transfer', args: transferArgs });
+    const r = vm.callContract(state, c, { caller: ALICE, address, method: 'transfer', args: transferArgs });
     if (!r.ok) throw new Error(r.message);
   });
   const loopArgs = { n: LOOP_N };
   const svmLoop = rateSync(seconds, () => {
-    const r = callContract(state, c, { caller: ALICE, address, method: 'spin', args: loopArgs });
+    const r = vm.callContract(state, c, { caller: ALICE, address, method: 'spin', args: loopArgs });
     if (!r.ok) throw new Error(r.message);
   });
   // solc + EVM

@@ -1,6 +1,6 @@
 // @platform/solidvm: SolidVM, the Solidity interpreter. See README.md.
-export { compile, codeHashOf, contractAt, createContract, callContract, readContractState } from './vm.js';
-export type { CallRequest, CreateRequest, ExecOutcome, SolidVMOptions } from './vm.js';
+export { createSolidVm, creationOf, callOf, compile, codeHashOf, createContract, callContract, readContractState } from './vm.js';
+export type { CallRequest, CreateRequest, ExecOutcome, SolidVm, SolidVmOptions, SolidVMOptions } from './vm.js';
 export type { CompiledUnit, ContractRt } from './scope.js';
 export { xabiOf } from './xabi.js';
 export { SOLIDVM_COMPILE_ERROR, SolidVMCompileError, VmFailure } from './errors.js';

@@ -1,13 +1,15 @@
-// The public entry points: compile, create, call, read state. Nothing here
+// The public entry points: createSolidVm(options), a SolidVM owning its cache
+// of compiled units, with compile, create, call, read state, and the
+// transaction-level create/call of @platform/vm's VmExecutor. Nothing here
 // throws for a failing transaction: every failure is an ExecOutcome with
 // ok=false, a stable code and a message, and the world state as it was.
-import type { ContractStateChange, CreatedContract, ExecutionContext, WorldState } from '@platform/common';
-import type { VmOutcome } from '@platform/vm';
+import type { ContractStateChange, CreatedContract, ExecutionContext, Transaction, WorldState } from '@platform/common';
+import { failedOutcome, type VmExecutor, type VmOutcome } from '@platform/vm';
 import { ArgumentError, bindCall, decodeArgs, normalise } from './args.js';
 import { compileUnit } from './compiler.js';
 import { SolidVMCompileError, VmFailure, type FailureCode } from './errors.js';
 import { gasTable } from './gas.js';
-import { bytesToHex, contractAddress, fromUtf8, keccak256, saltedContractAddress, utf8 } from './hash.js';
+import { bytesToHex, contractAddress, fromUtf8, hexToBytes, keccak256, saltedContractAddress, utf8 } from './hash.js';
 import { HaltSignal, codeText, deploy, filesOfCode, runMessageCall, transferValue } from './interop.js';
 import { Exec, readDeep, utf8Length, type SolidVMHooks } from './runtime.js';
 import type { CFn, CompiledUnit, ContractRt } from './scope.js';
@@ -21,8 +23,20 @@ export interface ExecOutcome extends VmOutcome {
   steps: number;
 }
 
+/** Per call: the hooks of the run (identity built-ins, ecrecover, the parent chain), instead of the VM's. */
 export interface SolidVMOptions {
   hooks?: SolidVMHooks;
+}
+
+export interface SolidVmOptions {
+  /**
+   * The hooks of every run: one set, or a function of the state and context
+   * of the run (the node's identity built-ins read the registry in the state
+   * being executed). Default: none (README "Hooks").
+   */
+  hooks?: SolidVMHooks | ((state: WorldState, ctx: ExecutionContext) => SolidVMHooks);
+  /** compiled units kept, by code hash, least recently compiled evicted first (default 512) */
+  compileCacheSize?: number;
 }
 
 export interface CreateRequest {
@@ -46,26 +60,36 @@ export interface CallRequest {
 
 // --- compilation cache ----------------------------------------------------------
 
-const CACHE_LIMIT = 512;
-const cache = new Map<string, CompiledUnit>();
-
-function remember(cu: CompiledUnit): void {
-  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  cache.set(cu.codeHash, cu);
+/** Compiled units by code hash, the oldest evicted first: each SolidVM's own. */
+class UnitCache {
+  private readonly units = new Map<string, CompiledUnit>();
+  constructor(private readonly limit: number) {}
+  get(codeHash: string): CompiledUnit | undefined {
+    return this.units.get(codeHash);
+  }
+  remember(cu: CompiledUnit): void {
+    if (this.units.size >= this.limit) this.units.delete(this.units.keys().next().value!);
+    this.units.set(cu.codeHash, cu);
+  }
+  clear(): void {
+    this.units.clear();
+  }
+  get size(): number {
+    return this.units.size;
+  }
 }
 
 function normaliseFiles(src: string | Record<string, string>): Record<string, string> {
   return typeof src === 'string' ? { '': src } : src;
 }
 
-/** Parses and checks source code; cached by code hash. Throws SolidVMCompileError (code SOLIDVM_COMPILE_ERROR). */
-export function compile(src: string | Record<string, string>): CompiledUnit {
+function compileIn(cache: UnitCache, src: string | Record<string, string>): CompiledUnit {
   const files = normaliseFiles(src);
   const codeHash = bytesToHex(keccak256(utf8(codeText(files))));
-  return compileWithHash(files, codeHash);
+  return compileWithHash(cache, files, codeHash);
 }
 
-function compileWithHash(files: Record<string, string>, codeHash: string): CompiledUnit {
+function compileWithHash(cache: UnitCache, files: Record<string, string>, codeHash: string): CompiledUnit {
   const hit = cache.get(codeHash);
   if (hit) return hit;
   let cu: CompiledUnit;
@@ -75,8 +99,13 @@ function compileWithHash(files: Record<string, string>, codeHash: string): Compi
     if (e instanceof SolidVMCompileError) throw e;
     throw new SolidVMCompileError(e instanceof Error ? e.message : String(e));
   }
-  remember(cu);
+  cache.remember(cu);
   return cu;
+}
+
+/** Parses and checks source code, nothing cached (a SolidVM's `compile` caches). Throws SolidVMCompileError (code SOLIDVM_COMPILE_ERROR). */
+export function compile(src: string | Record<string, string>): CompiledUnit {
+  return compileIn(new UnitCache(1), src);
 }
 
 /** The code hash SolidVM gives a source (Keccak-256 of the stored code). */
@@ -84,25 +113,24 @@ export function codeHashOf(src: string | Record<string, string>): string {
   return bytesToHex(keccak256(utf8(codeText(normaliseFiles(src)))));
 }
 
-/** The runnable contract at an address, compiling its stored code on a cache miss. */
-export function contractAt(state: WorldState, address: string): ContractRt | undefined {
+function contractIn(cache: UnitCache, state: WorldState, address: string): ContractRt | undefined {
   const acct = state.getAccount(address);
   if (!acct?.codeHash || acct.vm !== 'SolidVM' || !acct.contractName) return undefined;
   let cu = cache.get(acct.codeHash);
   if (!cu) {
     const code = state.getCode(acct.codeHash);
     if (!code) return undefined;
-    cu = compileWithHash(filesOfCode(fromUtf8(code)), acct.codeHash);
+    cu = compileWithHash(cache, filesOfCode(fromUtf8(code)), acct.codeHash);
   }
   return cu.contracts.get(acct.contractName);
 }
 
 // --- execution ------------------------------------------------------------------
 
-function newExec(state: WorldState, ctx: ExecutionContext, opts: SolidVMOptions | undefined): Exec {
+function newExec(cache: UnitCache, state: WorldState, ctx: ExecutionContext, hooks: SolidVMHooks): Exec {
   const g = gasTable(ctx.protocol.gasTableVersion);
   // a creating transaction pays g.create once, in deploy(), like every `new`
-  return new Exec(state, ctx, g, opts?.hooks ?? {}, (x, a) => contractAt(x.state, a), g.tx);
+  return new Exec(state, ctx, g, hooks, (x, a) => contractIn(cache, x.state, a), g.tx);
 }
 
 function failure(code: FailureCode, message: string, x: Exec | null, address?: string): ExecOutcome {
@@ -142,7 +170,7 @@ function snapshot(x: Exec, rt: ContractRt, address: string): Record<string, unkn
   return out;
 }
 
-function finish(x: Exec, state: WorldState, ok: { returnTypes: SType[]; result: unknown; address?: string }): ExecOutcome {
+function finish(cache: UnitCache, x: Exec, state: WorldState, ok: { returnTypes: SType[]; result: unknown; address?: string }): ExecOutcome {
   const ctx = x.ctx;
   // contracts that selfdestructed disappear with their storage
   for (const a of x.deleted) {
@@ -225,11 +253,11 @@ function defaultOf(t: SType): unknown {
 }
 
 /** Creates a contract from source: the CONTRACT transaction, and genesis contracts. */
-export function createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest, opts?: SolidVMOptions): ExecOutcome {
-  const x = newExec(state, ctx, opts);
+function createIn(cache: UnitCache, hooks: SolidVMHooks, state: WorldState, ctx: ExecutionContext, req: CreateRequest): ExecOutcome {
+  const x = newExec(cache, state, ctx, hooks);
   let cu: CompiledUnit;
   try {
-    cu = compile(req.src);
+    cu = compileIn(cache, req.src);
   } catch (e) {
     if (e instanceof SolidVMCompileError) return failure('COMPILE_ERROR', e.message, x);
     throw e;
@@ -257,7 +285,7 @@ export function createContract(state: WorldState, ctx: ExecutionContext, req: Cr
     if (value > 0n && !rt.ctorPayable) throw new VmFailure('REVERT', `the constructor of ${rt.name} is not payable`, 'error');
     deploy(x, address, rt, creator, args, value, false);
     x.checkGas();
-    const out = finish(x, state, { returnTypes: [], result: undefined, address });
+    const out = finish(cache, x, state, { returnTypes: [], result: undefined, address });
     state.commit();
     return out;
   } catch (e) {
@@ -274,13 +302,13 @@ function bind(rt: ContractRt, method: string, given: unknown): { fn: CFn; values
 }
 
 /** Calls a public function: the FUNCTION transaction. */
-export function callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest, opts?: SolidVMOptions): ExecOutcome {
-  const x = newExec(state, ctx, opts);
+function callIn(cache: UnitCache, hooks: SolidVMHooks, state: WorldState, ctx: ExecutionContext, req: CallRequest): ExecOutcome {
+  const x = newExec(cache, state, ctx, hooks);
   const address = req.address.toLowerCase().replace(/^0x/, '');
   const caller = req.caller.toLowerCase().replace(/^0x/, '');
   let rt: ContractRt | undefined;
   try {
-    rt = contractAt(state, address);
+    rt = contractIn(cache, state, address);
   } catch (e) {
     if (e instanceof SolidVMCompileError) return failure('COMPILE_ERROR', `the code at ${address} does not compile: ${e.message}`, x);
     throw e;
@@ -304,7 +332,7 @@ export function callContract(state: WorldState, ctx: ExecutionContext, req: Call
     }
     const result = runMessageCall(x, rt, fn, address, caller, value, args);
     x.checkGas();
-    const out = finish(x, state, { returnTypes: fn.returns.map((r) => r.t), result });
+    const out = finish(cache, x, state, { returnTypes: fn.returns.map((r) => r.t), result });
     state.commit();
     return out;
   } catch (e) {
@@ -362,12 +390,12 @@ function readValue(x: Exec, address: string, path: string, t: SType, entries: Ar
  * strings, mappings as objects (string keys single-quoted, the spec's form),
  * arrays and structs in full. Constants are included.
  */
-export function readContractState(state: WorldState, address: string): Record<string, unknown> {
+function readStateIn(cache: UnitCache, state: WorldState, address: string): Record<string, unknown> {
   const a = address.toLowerCase().replace(/^0x/, '');
-  const rt = contractAt(state, a);
+  const rt = contractIn(cache, state, a);
   if (!rt) throw new VmFailure('NO_CONTRACT', `no SolidVM contract at address ${a}`);
   const ctx = { chainId: state.chainId, block: { number: 0, timestamp: 0, coinbase: '' }, tx: { hash: '', origin: '', gasPrice: 0n, gasLimit: 0n, value: 0n }, identity: null, protocol: { stepLimit: 0, gasTableVersion: 1 }, gasEnabled: false } as ExecutionContext;
-  const x = newExec(state, ctx, undefined);
+  const x = newExec(cache, state, ctx, {});
   const out: Record<string, unknown> = {};
   for (const sv of rt.cc.vars.values()) {
     if (sv.constant) {
@@ -390,3 +418,118 @@ function containsMappingDeep(t: SType): boolean {
   return t.k === 'mapping' || (t.k === 'array' && containsMappingDeep(t.elem));
 }
 
+
+// --- a transaction's request ------------------------------------------------------
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The source of a creation: plain text, or `{fileName: source}` sent as its JSON. Throws on text that is not UTF-8. */
+function sourceOf(initOrData: string): string | Record<string, string> {
+  const text = strictUtf8.decode(hexToBytes(initOrData));
+  if (text.trimStart().startsWith('{')) {
+    try {
+      const files = JSON.parse(text) as unknown;
+      if (files && typeof files === 'object' && !Array.isArray(files) && Object.values(files).every((v) => typeof v === 'string')) {
+        return files as Record<string, string>;
+      }
+    } catch {
+      // not JSON: Solidity source never starts with '{', so the compiler will say what is wrong
+    }
+  }
+  return text;
+}
+
+/**
+ * What a CONTRACT transaction asks SolidVM: initOrData is the source as UTF-8
+ * (several files: the JSON object of them), metadata.name the contract,
+ * metadata.args the constructor's arguments. A string: why it cannot.
+ */
+export function creationOf(tx: Transaction): CreateRequest | string {
+  const contractName = tx.metadata.name;
+  if (!contractName) return 'a SolidVM contract creation needs the contract name (metadata.name)';
+  let src: string | Record<string, string>;
+  try {
+    src = sourceOf(tx.initOrData);
+  } catch {
+    return 'the contract source (initOrData) is not valid UTF-8';
+  }
+  return { creator: tx.from, src, contractName, args: tx.metadata.args, nonce: BigInt(tx.nonce) };
+}
+
+/** What a FUNCTION transaction asks SolidVM: metadata.funcName with metadata.args (JSON text or "(1,2)"). A string: why it cannot. */
+export function callOf(tx: Transaction): CallRequest | string {
+  const method = tx.metadata.funcName;
+  if (!method) return 'a SolidVM function call needs the function name (metadata.funcName)';
+  return { caller: tx.from, address: tx.to!, method, args: tx.metadata.args };
+}
+
+// --- the VM -------------------------------------------------------------------------
+
+/** A SolidVM: @platform/vm's executor, and the request-level API around the compiled units it keeps. */
+export interface SolidVm extends VmExecutor {
+  readonly kind: 'SolidVM';
+  /** parses and checks source, cached by code hash; throws SolidVMCompileError */
+  compile(src: string | Record<string, string>): CompiledUnit;
+  /** the runnable contract at an address, compiling its stored code on a cache miss */
+  contractAt(state: WorldState, address: string): ContractRt | undefined;
+  createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest, opts?: SolidVMOptions): ExecOutcome;
+  callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest, opts?: SolidVMOptions): ExecOutcome;
+  /**
+   * Every state variable of a contract, by name, as JSON: integers as decimal
+   * strings, mappings as objects (string keys single-quoted, the spec's form),
+   * arrays and structs in full. Constants are included.
+   */
+  readContractState(state: WorldState, address: string): Record<string, unknown>;
+  create(state: WorldState, ctx: ExecutionContext, tx: Transaction): ExecOutcome;
+  call(state: WorldState, ctx: ExecutionContext, tx: Transaction): ExecOutcome;
+  /** units in the cache */
+  cacheSize(): number;
+  /** empties the cache: the state of a freshly started node */
+  clearCaches(): void;
+}
+
+/** A SolidVM with its own cache of compiled units and the hooks of its runs. */
+export function createSolidVm(options: SolidVmOptions = {}): SolidVm {
+  const cache = new UnitCache(options.compileCacheSize ?? 512);
+  const given = options.hooks;
+  const hooksOf = (state: WorldState, ctx: ExecutionContext, opts?: SolidVMOptions): SolidVMHooks => opts?.hooks ?? (typeof given === 'function' ? given(state, ctx) : (given ?? {}));
+  const vm: SolidVm = {
+    kind: 'SolidVM',
+    compile: (src) => compileIn(cache, src),
+    contractAt: (state, address) => contractIn(cache, state, address),
+    createContract: (state, ctx, req, opts) => createIn(cache, hooksOf(state, ctx, opts), state, ctx, req),
+    callContract: (state, ctx, req, opts) => callIn(cache, hooksOf(state, ctx, opts), state, ctx, req),
+    readContractState: (state, address) => readStateIn(cache, state, address),
+    create(state, ctx, tx) {
+      const req = creationOf(tx);
+      return typeof req === 'string' ? { ...failedOutcome(req), steps: 0 } : vm.createContract(state, ctx, req);
+    },
+    call(state, ctx, tx) {
+      const req = callOf(tx);
+      return typeof req === 'string' ? { ...failedOutcome(req), steps: 0 } : vm.callContract(state, ctx, req);
+    },
+    cacheSize: () => cache.size,
+    clearCaches: () => cache.clear(),
+  };
+  return vm;
+}
+
+// --- one-off use ----------------------------------------------------------------------
+// Each on a SolidVM of its own, nothing kept between calls: for tools and
+// one-time work (a genesis). Anything that runs contracts repeatedly keeps a
+// createSolidVm().
+
+/** Creates a contract on a SolidVM of its own (nothing cached). */
+export function createContract(state: WorldState, ctx: ExecutionContext, req: CreateRequest, opts?: SolidVMOptions): ExecOutcome {
+  return createSolidVm().createContract(state, ctx, req, opts);
+}
+
+/** Calls a public function on a SolidVM of its own (nothing cached). */
+export function callContract(state: WorldState, ctx: ExecutionContext, req: CallRequest, opts?: SolidVMOptions): ExecOutcome {
+  return createSolidVm().callContract(state, ctx, req, opts);
+}
+
+/** Every state variable of a contract, read on a SolidVM of its own (nothing cached). */
+export function readContractState(state: WorldState, address: string): Record<string, unknown> {
+  return createSolidVm().readContractState(state, address);
+}

@@ -1,11 +1,14 @@
 // Test helpers: a fresh world state, an execution context, and shorthands
 // to create and call contracts.
 import type { ExecutionContext } from '@platform/common';
-import { MemoryWorldState, callContract, createContract, readContractState } from '../src/index.js';
+import { MemoryWorldState, createSolidVm } from '../src/index.js';
 import type { ExecOutcome, SolidVMOptions } from '../src/index.js';
 
 export const ALICE = 'a11ce00000000000000000000000000000000001';
 export const BOB = 'b0b0000000000000000000000000000000000002';
+
+/** One SolidVM for the tests of a file, as a node keeps one: its cache of compiled units is shared by every Chain. */
+export const vm = createSolidVm();
 
 export function makeCtx(over: Partial<ExecutionContext> = {}): ExecutionContext {
   return {
@@ -26,15 +29,15 @@ export class Chain {
   constructor(readonly opts?: SolidVMOptions) {}
 
   create(src: string | Record<string, string>, contractName: string, args?: unknown, creator = ALICE): ExecOutcome {
-    const out = createContract(this.state, this.ctx, { creator, src, contractName, args, nonce: this.nonce++ }, this.opts);
+    const out = vm.createContract(this.state, this.ctx, { creator, src, contractName, args, nonce: this.nonce++ }, this.opts);
     return out;
   }
 
   call(address: string, method: string, args?: unknown, caller = ALICE): ExecOutcome {
-    return callContract(this.state, { ...this.ctx, tx: { ...this.ctx.tx, origin: caller } }, { caller, address, method, args }, this.opts);
+    return vm.callContract(this.state, { ...this.ctx, tx: { ...this.ctx.tx, origin: caller } }, { caller, address, method, args }, this.opts);
   }
 
   read(address: string): Record<string, unknown> {
-    return readContractState(this.state, address);
+    return vm.readContractState(this.state, address);
   }
 }

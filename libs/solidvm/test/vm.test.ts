@@ -1,7 +1,7 @@
 // The interface to the rest of the node: outcomes, events, state changes,
 // rollback, limits, gas, xabi, state reading, caching, addresses.
-import { ALICE, BOB, Chain, makeCtx } from './helpers.js';
-import { MemoryWorldState, codeHashOf, compile, createContract, xabiOf, readContractState } from '../src/index.js';
+import { ALICE, BOB, Chain, makeCtx, vm } from './helpers.js';
+import { MemoryWorldState, codeHashOf, compile, createContract, createSolidVm, xabiOf, readContractState } from '../src/index.js';
 import { contractAddress, saltedContractAddress } from '../src/hash.js';
 
 const TOKEN = `
@@ -250,8 +250,17 @@ contract C { D d = new D(); function a() public returns (uint) { return d.pay{va
 
 describe('compile', () => {
   test('is cached by code hash', () => {
-    const a = compile(TOKEN);
-    expect(compile(TOKEN)).toBe(a);
+    const a = vm.compile(TOKEN);
+    expect(vm.compile(TOKEN)).toBe(a);
+    // each SolidVM keeps its own units; the module's compile keeps none
+    const other = createSolidVm({ compileCacheSize: 1 });
+    expect(other.compile(TOKEN)).not.toBe(a);
+    expect(other.cacheSize()).toBe(1);
+    other.compile('contract Z {}');
+    expect(other.cacheSize()).toBe(1);
+    other.clearCaches();
+    expect(other.cacheSize()).toBe(0);
+    expect(compile(TOKEN)).not.toBe(compile(TOKEN));
     expect(a.codeHash).toBe(codeHashOf(TOKEN));
   });
 

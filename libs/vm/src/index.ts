@@ -2,6 +2,8 @@
 export { FAILURE_CODES, failedOutcome } from './outcome.js';
 export type { FailureCode, VmOutcome } from './outcome.js';
 export type { VmExecutor, VmExecutors } from './executor.js';
+export { GAS_TABLES, gasTable } from './gas.js';
+export type { GasTable } from './gas.js';
 export {
   ArgumentError,
   argumentsDecoder,

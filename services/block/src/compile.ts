@@ -12,26 +12,32 @@
 // service's event loop, and with it the chains' blocks.
 import type { CompileItem, CompiledRecord } from '@platform/bus';
 import { PlatformError, type VmKind } from '@platform/common';
-import { SolidityCompileError, compileSolidity, compileUnitOffThread } from '@platform/evm';
-import { SolidVMCompileError, compile as compileSolidVM } from '@platform/solidvm';
+import { SolidityCompileError, type Evm } from '@platform/evm';
+import { SolidVMCompileError, type SolidVm } from '@platform/solidvm';
+
+/** The process's VMs (exec/vms.ts): the endpoint compiles into the caches execution reads. */
+export interface Compilers {
+  solidVm: SolidVm;
+  evm: Evm;
+}
 
 /** More sources than any client compiles at once; bounds one request's work. */
 const MAX_ITEMS = 100;
 
-export async function compileItems(request: unknown): Promise<CompiledRecord[]> {
+export async function compileItems(request: unknown, { solidVm: svm, evm: ethVm }: Compilers): Promise<CompiledRecord[]> {
   if (!Array.isArray(request)) throw invalid('body', 'must be a JSON array of {contractName?, source, vm?}');
   if (request.length === 0) throw invalid('body', 'must hold at least one item');
   if (request.length > MAX_ITEMS) throw invalid('body', `must hold at most ${MAX_ITEMS} items, got ${request.length}`);
   const items = request.map((raw, i) => itemOf(raw, `[${i}]`));
   // every EVM source through solc on the worker first; what follows finds it in the cache (units and errors alike)
-  await Promise.all(items.filter((item) => item.vm !== 'SolidVM').map((item) => compileUnitOffThread(item.source).catch(() => undefined)));
-  return items.flatMap((item, i) => (item.vm === 'SolidVM' ? solidVm(item, `[${i}]`) : evm(item, `[${i}]`)));
+  await Promise.all(items.filter((item) => item.vm !== 'SolidVM').map((item) => ethVm.compileUnitOffThread(item.source).catch(() => undefined)));
+  return items.flatMap((item, i) => (item.vm === 'SolidVM' ? solidVm(svm, item, `[${i}]`) : evm(ethVm, item, `[${i}]`)));
 }
 
-function evm(item: CompileItem, at: string): CompiledRecord[] {
+function evm(vm: Evm, item: CompileItem, at: string): CompiledRecord[] {
   let contracts;
   try {
-    contracts = compileSolidity(item.source).contracts;
+    contracts = vm.compileSolidity(item.source).contracts;
   } catch (err) {
     if (err instanceof SolidityCompileError) throw refused(`${at}.source`, 'EVM', 'the source does not compile', err.errors);
     throw err;
@@ -39,7 +45,7 @@ function evm(item: CompileItem, at: string): CompiledRecord[] {
   if (item.contractName !== undefined) {
     try {
       // the unit is cached: this only picks the contract (by name, or file:Name)
-      const named = compileSolidity(item.source, item.contractName).contracts[item.contractName];
+      const named = vm.compileSolidity(item.source, item.contractName).contracts[item.contractName];
       return [{ contractName: item.contractName, codeHash: named.codeHash }];
     } catch (err) {
       if (err instanceof SolidityCompileError) throw refused(`${at}.contractName`, 'EVM', err.message, err.errors);
@@ -52,10 +58,10 @@ function evm(item: CompileItem, at: string): CompiledRecord[] {
     .map(([name, c]) => ({ contractName: name, codeHash: c.codeHash }));
 }
 
-function solidVm(item: CompileItem, at: string): CompiledRecord[] {
+function solidVm(vm: SolidVm, item: CompileItem, at: string): CompiledRecord[] {
   let unit;
   try {
-    unit = compileSolidVM(item.source);
+    unit = vm.compile(item.source);
   } catch (err) {
     if (err instanceof SolidVMCompileError) {
       const position = err.line > 0 ? { file: err.file, line: err.line, column: err.column } : {};

@@ -7,7 +7,7 @@ import type { ChainHealthRecord, ChainStatusRecord, NodeMetadataRecord } from '@
 import { bytesToHex, type KeyPair } from '@platform/crypto';
 import { chainKeyRecord, type ChainKeys } from './chain/chain-keys.js';
 import { checkPrivateGenesis } from './chain/private-genesis.js';
-import { compileItems } from './compile.js';
+import { compileItems, type Compilers } from './compile.js';
 import { genesisHash } from './genesis.js';
 import { identityStatus } from './exec/identity-status.js';
 import { EMPTY_ROOT } from './state/root.js';
@@ -39,9 +39,9 @@ export interface NodeIdentity {
  * `byId`: the chains held now; private chains are added to it as they start.
  * `nc` asks the chains service who may see a private chain. `chainKeys`:
  * this node's keys of private chains, for the services that seal or open
- * their data.
+ * their data. `compilers`: the process's VMs, whose caches execution shares.
  */
-export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsConnection, self: NodeIdentity, chainKeys: ChainKeys): Handler[] {
+export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsConnection, self: NodeIdentity, chainKeys: ChainKeys, compilers: Compilers): Handler[] {
   const held = (chainId: ChainId): HeldChain => {
     const chain = byId.get(chainId);
     if (!chain) throw notHeld(chainId);
@@ -62,7 +62,7 @@ export function blockHandlers(byId: ReadonlyMap<ChainId, HeldChain>, nc: NatsCon
     }),
     // the node's own read: the transaction service's funds check
     handle(BLOCK.nodeAccount, (request) => accountOf(held(chainField(request?.chainId)), hexField(request?.address, 'address', 20))),
-    handle(BLOCK.compile, (request) => compileItems(request)),
+    handle(BLOCK.compile, (request) => compileItems(request, compilers)),
     handle(BLOCK.health, () => ({ chains: [...byId.values()].flatMap((chain) => (chain.health ? [chain.health()] : [])) })),
     handle(BLOCK.metadata, async () => metadataOf(self, byId)),
     handle(BLOCK.checkGenesis, (genesis) => {

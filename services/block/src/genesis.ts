@@ -8,9 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { limitsError, type BlockHeader, type Genesis, type Hash, type Receipt, type WorldState } from '@platform/common';
 import { addressFromPublicKey, bytesToHex, hexToBytes, keccak256Hex } from '@platform/crypto';
 import { REGISTRY_ADDRESS, VALIDATOR_SET_ADDRESS, validatorSetGenesisContract } from '@platform/identity';
-import { createContract } from '@platform/solidvm';
 import { ZERO_ADDRESS, ZERO_HASH, blockHash } from './block.js';
-import { hooksFor } from './exec/solidvm.js';
+import { nodeSolidVm } from './exec/solidvm.js';
 import { EMPTY_ROOT } from './state/root.js';
 
 /** Reads and checks the genesis file. A missing one is an error: which genesis a node runs is never guessed. */
@@ -92,6 +91,8 @@ export function applyGenesisState(state: WorldState, g: Genesis): Receipt[] {
   const receipts: Receipt[] = [];
   // a private chain's governance constructor runs as its creator (msg.sender, tx.origin), as the platform does
   const creator = g.creator ?? ZERO_ADDRESS;
+  // a SolidVM for this genesis alone: its contracts are compiled once, and nothing is kept after
+  const vm = g.contracts.length ? nodeSolidVm({ compileCacheSize: g.contracts.length }) : undefined;
   g.contracts.forEach((c, i) => {
     if (c.vm !== 'SolidVM') throw new Error(`genesis contract ${c.name}: only SolidVM contracts can be created at genesis`);
     const ctx = {
@@ -104,7 +105,7 @@ export function applyGenesisState(state: WorldState, g: Genesis): Receipt[] {
       gasEnabled: false,
       parentChain: parentOf(g),
     };
-    const out = createContract(state, ctx, { creator, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) }, { hooks: hooksFor(state, ctx) });
+    const out = vm!.createContract(state, ctx, { creator, src: c.src, contractName: c.name, args: c.args, nonce: BigInt(i) });
     if (!out.ok || !out.address) throw new Error(`genesis contract ${c.name} could not be created: ${out.message}`);
     relocate(state, out.address, c.address);
     const fix = <T extends { address: string }>(x: T): T => (x.address === out.address ? { ...x, address: c.address } : x);

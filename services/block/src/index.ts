@@ -10,9 +10,8 @@ import { ChainKeys } from './chain/chain-keys.js';
 import { PrivateChains } from './chain/private-chains.js';
 import { NetworkValidators } from './chain/validators.js';
 import { blockHandlers, type HeldChain } from './endpoints.js';
-import { evmExecutor, indexingEvmExecutor } from './exec/evm.js';
-import { solidVmExecutor } from './exec/solidvm.js';
 import type { VmExecutors } from './exec/vm.js';
+import { createBlockVms } from './exec/vms.js';
 import { loadGenesis } from './genesis.js';
 import { loadNodeKey } from './node-key.js';
 import { DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
@@ -22,7 +21,8 @@ import { ChainStore, type Head } from './state/store.js';
 export { loadBlockSettings, DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
 export { ChainHalted, type BlockHooks } from './chain/worker.js';
 export { blockHash, blockIntegrityError, headerRlp, identitiesRoot, signBlock, transactionLeaf, transactionsRoot } from './block.js';
-export { EVM_UNAVAILABLE, evmExecutor, evmExecutorFor, indexingEvmExecutor, unavailableEvm } from './exec/evm.js';
+export { EVM_UNAVAILABLE, unavailableEvm } from './exec/evm.js';
+export { createBlockVms, type BlockVms } from './exec/vms.js';
 export type { VmExecutor, VmExecutors, VmOutcome } from './exec/vm.js';
 export type { Head } from './state/store.js';
 
@@ -55,8 +55,6 @@ export interface RunningBlockService {
 
 const VERSION = '0.1.0';
 
-export const DEFAULT_EXECUTORS: VmExecutors = { SolidVM: solidVmExecutor, EVM: evmExecutor };
-
 export async function startBlockService(options: BlockServiceOptions): Promise<RunningBlockService> {
   const { config, logger, dataDir } = options;
   const undo: Array<() => Promise<unknown>> = [];
@@ -71,6 +69,8 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     const nc = await connectBus({ url: options.natsUrl, name: 'block', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
     const bus = await busJetStream(nc, streamTopology(config));
+    // one SolidVM and one EVM for this process: every chain's blocks and the compile endpoint
+    const vms = createBlockVms({ indexEvm: config.indexEvm });
     // any service of the node may start first: each declares the streams it uses
     for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses, STREAMS.leases, STREAMS.attestations]) await bus.ensure(spec);
     const chain = MAIN_CHAIN;
@@ -84,7 +84,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
       settings: options.settings ?? DEFAULT_BLOCK_SETTINGS,
       gasEnabled: config.gasEnabled,
       // INDEX_EVM: EVM state changes decoded for cirrus (nothing of it computed otherwise)
-      executors: options.executors ?? (config.indexEvm ? { ...DEFAULT_EXECUTORS, EVM: indexingEvmExecutor } : DEFAULT_EXECUTORS),
+      executors: options.executors ?? vms.executors,
       logger,
       maxPayload: nc.info?.max_payload ?? 1024 * 1024,
       validators: () => validators.addresses(),
@@ -113,7 +113,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
         genesis,
         validators: () => validators.current(),
         clusterView: () => clusterView(bus),
-      }, chainKeys));
+      }, chainKeys, vms));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
     await nc.flush();

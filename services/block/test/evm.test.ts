@@ -1,7 +1,7 @@
 // EVM transactions through the VmExecutor seam: @platform/evm when wired, and
 // a clean Failure on a node without it.
 import { contractAddress } from '@platform/crypto';
-import { EVM_UNAVAILABLE, unavailableEvm, DEFAULT_EXECUTORS } from '../src/index.js';
+import { EVM_UNAVAILABLE, createBlockVms, unavailableEvm } from '../src/index.js';
 import { Account, blockFixture, receiptFor, type BlockFixture } from './helpers.js';
 
 const STORE = `
@@ -39,7 +39,7 @@ test('an EVM contract created from Solidity source and called by name', async ()
 }, 90_000);
 
 test('a node without the EVM answers EVM transactions with a clean Failure', async () => {
-  await f.start({ executors: { ...DEFAULT_EXECUTORS, EVM: unavailableEvm } });
+  await f.start({ executors: { ...createBlockVms().executors, EVM: unavailableEvm } });
   const alice = new Account();
   const create = alice.tx({ to: null, initOrData: hex(STORE), metadata: { VM: 'EVM', name: 'Store' } });
   const next = alice.tx({ to: new Account().address });

@@ -9,8 +9,11 @@ import { REGISTRY_ADDRESS, registryGenesisContract, validCertificateOf } from '@
 import { MemoryWorldState, readContractState } from '@platform/solidvm';
 import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
 import { applyGenesisState } from '../src/genesis.js';
-import { DEFAULT_EXECUTORS } from '../src/index.js';
+import { createBlockVms } from '../src/index.js';
 import { Account } from './helpers.js';
+
+/** one SolidVM and one EVM, as a block service process keeps */
+const EXECUTORS = createBlockVms().executors;
 
 const NOW = Math.floor(Date.now() / 1000);
 /** every certificate and CA made here starts before the blocks' timestamps (NOW + a few), however late the test runs */
@@ -42,7 +45,7 @@ class Net {
   }
 
   async run(tx: Transaction, timestamp = NOW + this.block): Promise<Receipt> {
-    const env: BlockEnv = { chainId: '', number: this.block++, timestamp, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: DEFAULT_EXECUTORS, isExecuted: () => false };
+    const env: BlockEnv = { chainId: '', number: this.block++, timestamp, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: EXECUTORS, isExecuted: () => false };
     return (await executeBlock(this.state, [tx], env)).receipts[0];
   }
 
@@ -175,7 +178,7 @@ describe('the certificate registry', () => {
       alice.call(REGISTRY_ADDRESS, 'revokeCertificate', { userAddress: alice.address }),
       alice.create(WHO, 'Who'),
     ];
-    const env: BlockEnv = { chainId: '', number: 1, timestamp: NOW + 1, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: DEFAULT_EXECUTORS, isExecuted: () => false };
+    const env: BlockEnv = { chainId: '', number: 1, timestamp: NOW + 1, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: EXECUTORS, isExecuted: () => false };
     const { receipts } = await executeBlock(net.state, txs, env);
     expect(receipts.map((r) => r.status)).toEqual(['Success', 'Success', 'Success', 'Success', 'Success']);
     expect([0, 2, 4].map((i) => receipts[i].contractsCreated[0].creatorOrg)).toEqual([null, 'Acme', null]);

@@ -13,8 +13,11 @@ import { newMainGenesis } from '@platform/launcher';
 import { MemoryWorldState } from '@platform/solidvm';
 import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
 import { applyGenesisState } from '../src/genesis.js';
-import { DEFAULT_EXECUTORS } from '../src/index.js';
+import { createBlockVms } from '../src/index.js';
 import { Account } from './helpers.js';
+
+/** one SolidVM and one EVM, as a block service process keeps */
+const EXECUTORS = createBlockVms().executors;
 
 const NOW = Math.floor(Date.now() / 1000);
 const BACKDATED = { notBefore: new Date((NOW - 300) * 1000) };
@@ -40,7 +43,7 @@ class Network {
   }
 
   async run(tx: Transaction): Promise<Receipt> {
-    const env: BlockEnv = { chainId: '', number: this.block, timestamp: NOW + this.block++, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: DEFAULT_EXECUTORS, isExecuted: () => false };
+    const env: BlockEnv = { chainId: '', number: this.block, timestamp: NOW + this.block++, protocol: DEFAULT_PROTOCOL, gasEnabled: false, executors: EXECUTORS, isExecuted: () => false };
     return (await executeBlock(this.state, [tx], env)).receipts[0]!;
   }
 

@@ -9,7 +9,7 @@ import { MemoryWorldState } from '@platform/solidvm';
 import { Mempool } from '../src/chain/mempool.js';
 import { gatheringWindowMs } from '../src/chain/worker.js';
 import { executeBlock, type BlockEnv } from '../src/exec/execute.js';
-import { DEFAULT_EXECUTORS, blockHash, blockIntegrityError, identitiesRoot, signBlock } from '../src/index.js';
+import { createBlockVms, blockHash, blockIntegrityError, identitiesRoot, signBlock } from '../src/index.js';
 import { loadBlockSettings } from '../src/settings.js';
 import { Overlay } from '../src/state/overlay.js';
 import { EMPTY_ROOT, computeStateRoot } from '../src/state/root.js';
@@ -219,7 +219,7 @@ describe('execution with gas', () => {
     timestamp: 1,
     protocol: { stepLimit: 10_000_000, gasTableVersion: 1 },
     gasEnabled,
-    executors: DEFAULT_EXECUTORS,
+    executors: createBlockVms().executors,
     isExecuted: () => false,
   });
 

@@ -6,20 +6,23 @@
 // events — must hold the same rows, and the catalogue the same columns and
 // types. SolidVM's side is the reference.
 import { loadConfig, type Receipt } from '@platform/common';
-import { callContract as evmCall, createContract as evmCreate } from '@platform/evm';
+import { createEvm } from '@platform/evm';
 import { Chain, Harness, OTHER, SENDER, exec } from './helpers.js';
+
+/** the EVM as the block service runs it with INDEX_EVM: storage decoded */
+const indexingEvm = createEvm({ decodeStorage: true });
 
 /** helpers' Chain run by the EVM, storage decoded: the same contexts, so the same hashes and addresses. */
 class EvmChain extends Chain {
   async createEvm(block: number, from: string, src: string, contractName: string, args: unknown): Promise<{ r: Receipt; address: string }> {
     const c = this.ctx(block, from);
-    const o = await evmCreate(this.state, c, { creator: from, src, contractName, args, nonce: this.nonce(from) }, { decodeStorage: true });
+    const o = await indexingEvm.createContract(this.state, c, { creator: from, src, contractName, args, nonce: this.nonce(from) });
     return { r: this.receipt(c, from, o, 'EVM'), address: o.address! };
   }
 
   async invokeEvm(block: number, from: string, address: string, method: string, args: unknown): Promise<Receipt> {
     const c = this.ctx(block, from);
-    return this.receipt(c, from, await evmCall(this.state, c, { caller: from, address, method, args }, { decodeStorage: true }), 'EVM');
+    return this.receipt(c, from, await indexingEvm.callContract(this.state, c, { caller: from, address, method, args }), 'EVM');
   }
 }
 

@@ -8,8 +8,11 @@ import pg from 'pg';
 import { CIRRUS, STREAMS, call, connectBus, ensureStream, type NatsConnection, type SearchResponse } from '@platform/bus';
 import { PlatformError, createLogger, loadConfig, type ExecResult, type ExecutionContext, type Receipt, type VmKind } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
-import { MemoryWorldState, callContract, createContract, type ExecOutcome } from '@platform/solidvm';
+import { MemoryWorldState, createSolidVm, type ExecOutcome } from '@platform/solidvm';
 import { startCirrus, type CirrusOptions, type RunningCirrus } from '../src/index.js';
+
+/** one SolidVM for the tests, as the block service keeps one */
+const vm = createSolidVm();
 
 export const SENDER = '11'.repeat(20);
 export const OTHER = '22'.repeat(20);
@@ -70,13 +73,13 @@ export class Chain {
 
   create(block: number, from: string, src: string, contractName: string, args: unknown): { r: Receipt; address: string } {
     const c = this.ctx(block, from);
-    const o = createContract(this.state, c, { creator: from, src, contractName, args, nonce: this.nonce(from) });
+    const o = vm.createContract(this.state, c, { creator: from, src, contractName, args, nonce: this.nonce(from) });
     return { r: this.receipt(c, from, o), address: o.address! };
   }
 
   invoke(block: number, from: string, address: string, method: string, args: unknown): Receipt {
     const c = this.ctx(block, from);
-    return this.receipt(c, from, callContract(this.state, c, { caller: from, address, method, args }));
+    return this.receipt(c, from, vm.callContract(this.state, c, { caller: from, address, method, args }));
   }
 }
 

@@ -3,8 +3,11 @@
 // transfer, remove, attest, the 0 / 1 return codes) and the legacy
 // ExternalStorage contract.
 import type { ExecutionContext } from '@platform/common';
-import { MemoryWorldState, callContract, createContract, readContractState } from '@platform/solidvm';
+import { MemoryWorldState, createSolidVm } from '@platform/solidvm';
 import { EXTERNAL_STORAGE_SOURCE, FILE_APP_SOURCE, MEMBER_GRANT } from '../src/contracts.js';
+
+/** one SolidVM for the tests, as the block service keeps one */
+const vm = createSolidVm();
 
 const alice = 'a'.repeat(40);
 const bob = 'b'.repeat(40);
@@ -25,15 +28,15 @@ describe('the file application contracts', () => {
   let state: MemoryWorldState;
   let manager: string;
   const call = (caller: string, method: string, args: Record<string, unknown>, value = 0n) => {
-    const out = callContract(state, ctx(value), { caller, address: manager, method, args });
+    const out = vm.callContract(state, ctx(value), { caller, address: manager, method, args });
     return { ok: out.ok, message: out.message, returned: out.returnValues[0], events: out.events.map((e) => e.name), created: out.contractsCreated.map((c) => c.name) };
   };
-  const field = (address: string, name: string) => (readContractState(state, address) as Record<string, unknown>)[name];
+  const field = (address: string, name: string) => (vm.readContractState(state, address) as Record<string, unknown>)[name];
   const memberships = () => (field(manager, 'memberships') as string[]).map((m) => ({ member: field(m, 'member'), action: field(m, 'action') }));
 
   beforeEach(() => {
     state = new MemoryWorldState();
-    const created = createContract(state, ctx(), {
+    const created = vm.createContract(state, ctx(), {
       creator: alice,
       src: FILE_APP_SOURCE,
       contractName: 'FileManager',
@@ -82,23 +85,23 @@ describe('the file application contracts', () => {
     const [attestation] = field(v1!, 'attestations') as string[];
     expect({ attestor: field(attestation!, 'attestor'), version: field(attestation!, 'version'), fileKey: field(attestation!, 'fileKey') }).toEqual({ attestor: alice, version: '1', fileKey: '1700000000000_a.txt' });
     // only its manager records an attestation on a version
-    expect(callContract(state, ctx(), { caller: carol, address: v1!, method: 'attest', args: { _attestor: alice } }).returnValues).toEqual(['0']);
+    expect(vm.callContract(state, ctx(), { caller: carol, address: v1!, method: 'attest', args: { _attestor: alice } }).returnValues).toEqual(['0']);
   });
 
   test("share grants a token from the manager's balance to a member holding none", () => {
     state.putAccount(alice, { nonce: 1n, balance: 5n * MEMBER_GRANT, codeHash: null });
     state.putAccount(carol, { nonce: 0n, balance: 7n, codeHash: null });
-    const shared = callContract(state, ctx(MEMBER_GRANT, true), { caller: alice, address: manager, method: 'share', args: { member: bob, enode: '' } });
+    const shared = vm.callContract(state, ctx(MEMBER_GRANT, true), { caller: alice, address: manager, method: 'share', args: { member: bob, enode: '' } });
     expect(shared.message).toBe('Success!');
     expect(state.getAccount(bob)?.balance).toBe(MEMBER_GRANT);
     // a member with tokens gets none; what was sent stays with the manager
-    callContract(state, ctx(MEMBER_GRANT, true), { caller: alice, address: manager, method: 'share', args: { member: carol, enode: '' } });
+    vm.callContract(state, ctx(MEMBER_GRANT, true), { caller: alice, address: manager, method: 'share', args: { member: carol, enode: '' } });
     expect(state.getAccount(carol)?.balance).toBe(7n);
     expect(state.getAccount(manager)?.balance).toBe(MEMBER_GRANT);
   });
 
   test('ExtFileStorageDapp creates its user manager', () => {
-    const dapp = createContract(state, ctx(), { creator: bob, src: FILE_APP_SOURCE, contractName: 'ExtFileStorageDapp', args: {}, nonce: 0n });
+    const dapp = vm.createContract(state, ctx(), { creator: bob, src: FILE_APP_SOURCE, contractName: 'ExtFileStorageDapp', args: {}, nonce: 0n });
     expect(dapp.ok).toBe(true);
     const userManager = field(dapp.address!, 'userManager') as string;
     expect(field(userManager, 'owner')).toBe(bob);
@@ -108,11 +111,11 @@ describe('the file application contracts', () => {
 describe('the legacy ExternalStorage contract', () => {
   test('the creator is the first signer; attest appends the caller and returns the signers', () => {
     const state = new MemoryWorldState();
-    const created = createContract(state, ctx(), { creator: alice, src: EXTERNAL_STORAGE_SOURCE, contractName: 'ExternalStorage', args: { _fileKey: 'k', _uri: 'u', _host: 'h', _hash: 'ff', _metadata: 'm' }, nonce: 0n });
+    const created = vm.createContract(state, ctx(), { creator: alice, src: EXTERNAL_STORAGE_SOURCE, contractName: 'ExternalStorage', args: { _fileKey: 'k', _uri: 'u', _host: 'h', _hash: 'ff', _metadata: 'm' }, nonce: 0n });
     expect(created.ok).toBe(true);
-    const attested = callContract(state, ctx(), { caller: bob, address: created.address!, method: 'attest', args: {} });
+    const attested = vm.callContract(state, ctx(), { caller: bob, address: created.address!, method: 'attest', args: {} });
     expect(attested.ok).toBe(true);
     expect(JSON.parse(attested.response)).toEqual([[alice, bob]]);
-    expect((readContractState(state, created.address!) as Record<string, unknown>).timeStamp).toBe('1700000000');
+    expect((vm.readContractState(state, created.address!) as Record<string, unknown>).timeStamp).toBe('1700000000');
   });
 });

@@ -8,7 +8,7 @@
 // of gas included), and plain transfers.
 import { transactionKind, type AccountState, type Address, type EventLog, type ExecutionContext, type ProtocolParams, type Receipt, type SenderIdentity, type Transaction, type VmKind, type WorldState } from '@platform/common';
 import { CERTIFICATE_CONTRACT, REGISTRY_ADDRESS, identityOf } from '@platform/identity';
-import { gasTable } from '@platform/solidvm';
+import { gasTable } from '@platform/vm';
 import { ZERO_ADDRESS } from '../block.js';
 import { failedOutcome, type VmExecutors, type VmOutcome } from './vm.js';
 

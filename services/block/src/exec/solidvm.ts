@@ -1,14 +1,14 @@
-// SolidVM behind the VmExecutor seam: a creation's initOrData is the source
-// as UTF-8 (several files: the JSON object of them), its contract name is
-// metadata.name, constructor arguments metadata.args; a call names the
-// function in metadata.funcName with metadata.args (JSON text or "(1,2)").
+// SolidVM behind @platform/vm's executor seam: @platform/solidvm's
+// createSolidVm decodes a transaction itself (source text, metadata name and
+// arguments) and keeps its compiled units; what the block service adds is
+// the node's: the hooks of a run (native ecrecover, the identity built-ins
+// over the registry in the state being executed, the parent chain) and the
+// reserved names of the platform's system contracts.
 import type { ExecutionContext, Transaction, WorldState } from '@platform/common';
-import { hexToBytes, recoverAddress } from '@platform/crypto';
+import { recoverAddress } from '@platform/crypto';
 import { REGISTRY_ADDRESS, identityHooks, isReservedContractName } from '@platform/identity';
-import { callContract, createContract, type SolidVMHooks } from '@platform/solidvm';
-import { failedOutcome, type VmExecutor, type VmOutcome } from './vm.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+import { createSolidVm, creationOf, type SolidVm, type SolidVMHooks } from '@platform/solidvm';
+import { failedOutcome, type VmExecutor, type VmOutcome } from '@platform/vm';
 
 const baseHooks: SolidVMHooks = {
   // the node's native secp256k1 instead of the interpreter's own
@@ -27,6 +27,13 @@ export function hooksFor(state: WorldState, ctx: ExecutionContext): SolidVMHooks
   return { ...baseHooks, parentChain: () => ctx.parentChain ?? null, ...identityHooks(state, ctx.block.timestamp) };
 }
 
+/** A SolidVM with the node's hooks. */
+export function nodeSolidVm(options: { compileCacheSize?: number } = {}): SolidVm {
+  return createSolidVm({ ...options, hooks: hooksFor });
+}
+
+const reserved = (name: string) => failedOutcome(`the contract name ${name} is reserved for the platform's system contracts: choose another name`);
+
 /**
  * System contract names (the registry's) are reserved (docs/conventions.md): a
  * transaction that creates a contract of such a name, directly or with `new`,
@@ -42,54 +49,25 @@ function guarded(state: WorldState, tx: Transaction, run: () => VmOutcome): VmOu
     state.revert();
     throw err;
   }
-  const reserved = tx.to === REGISTRY_ADDRESS ? undefined : out.contractsCreated.find((c) => isReservedContractName(c.name));
-  if (reserved) {
+  const name = tx.to === REGISTRY_ADDRESS ? undefined : out.contractsCreated.find((c) => isReservedContractName(c.name))?.name;
+  if (name !== undefined) {
     state.revert();
-    return failedOutcome(`the contract name ${reserved.name} is reserved for the platform's system contracts: choose another name`);
+    return reserved(name);
   }
   state.commit();
   return out;
 }
 
-/** The source of a creation: plain text, or `{fileName: source}` sent as its JSON. */
-function sourceOf(initOrData: string): string | Record<string, string> {
-  const text = utf8.decode(hexToBytes(initOrData));
-  if (text.trimStart().startsWith('{')) {
-    try {
-      const files = JSON.parse(text) as unknown;
-      if (files && typeof files === 'object' && !Array.isArray(files) && Object.values(files).every((v) => typeof v === 'string')) {
-        return files as Record<string, string>;
-      }
-    } catch {
-      // not JSON: Solidity source never starts with '{', so the compiler will say what is wrong
-    }
-  }
-  return text;
+/** The block service's SolidVM executor: `vm`'s, with the reserved contract names enforced. */
+export function solidVmExecutor(vm: SolidVm): VmExecutor {
+  return {
+    kind: 'SolidVM',
+    create(state, ctx, tx) {
+      const req = creationOf(tx);
+      if (typeof req === 'string') return failedOutcome(req);
+      if (isReservedContractName(req.contractName)) return reserved(req.contractName);
+      return guarded(state, tx, () => vm.createContract(state, ctx, req));
+    },
+    call: (state, ctx, tx) => guarded(state, tx, () => vm.call(state, ctx, tx)),
+  };
 }
-
-export const solidVmExecutor: VmExecutor = {
-  kind: 'SolidVM',
-
-  create(state: WorldState, ctx: ExecutionContext, tx: Transaction): VmOutcome {
-    const contractName = tx.metadata.name;
-    if (!contractName) return failedOutcome('a SolidVM contract creation needs the contract name (metadata.name)');
-    let src: string | Record<string, string>;
-    try {
-      src = sourceOf(tx.initOrData);
-    } catch {
-      return failedOutcome('the contract source (initOrData) is not valid UTF-8');
-    }
-    if (isReservedContractName(contractName)) {
-      return failedOutcome(`the contract name ${contractName} is reserved for the platform's system contracts: choose another name`);
-    }
-    const hooks = hooksFor(state, ctx);
-    return guarded(state, tx, () => createContract(state, ctx, { creator: tx.from, src, contractName, args: tx.metadata.args, nonce: BigInt(tx.nonce) }, { hooks }));
-  },
-
-  call(state: WorldState, ctx: ExecutionContext, tx: Transaction): VmOutcome {
-    const method = tx.metadata.funcName;
-    if (!method) return failedOutcome('a SolidVM function call needs the function name (metadata.funcName)');
-    const hooks = hooksFor(state, ctx);
-    return guarded(state, tx, () => callContract(state, ctx, { caller: tx.from, address: tx.to!, method, args: tx.metadata.args }, { hooks }));
-  },
-};
