@@ -11,7 +11,7 @@ import type { CFn, Param } from './scope.js';
 import { typeName, type SType, type StructT } from './types.js';
 import { AccountValue, fbytesHex, formatDecimal } from './values.js';
 
-export { normaliseArgs };
+export { GrammarError, normaliseArgs };
 
 export class ArgumentError extends VmFailure {
   constructor(message: string) {
@@ -125,9 +125,16 @@ export function decodeArgs(params: Param[], args: GivenArgs, what: string): unkn
   return asFailure(() => decoderFor(params, what).decode(args));
 }
 
-/** Picks among overloads (by the argument names, or their count, then the first whose arguments decode) and decodes for it. */
-export function bindCall(method: string, cands: CFn[], args: GivenArgs, what: string): { fn: CFn; values: unknown[] } {
-  return asFailure(() => chooseOverload(method, cands, args, (c) => decoderFor(c.params, what)));
+/**
+ * Picks among overloads (by the argument names, or their count, then the
+ * first whose arguments decode) and decodes for it. Throws the grammar's
+ * ArgumentError (the caller turns it into BAD_ARGUMENTS): this is every
+ * call's path, so nothing is wrapped.
+ */
+export function bindCall(method: string, cands: CFn[], args: unknown, what: string): { fn: CFn; values: unknown[] } {
+  const given = normaliseArgs(args);
+  if (cands.length === 1) return { fn: cands[0], values: decoderFor(cands[0].params, what).decode(given) };
+  return chooseOverload(method, cands, given, (c) => decoderFor(c.params, what));
 }
 
 /** One value of type `t` from JSON (tests: the differential peer encodes what SolidVM decoded). */

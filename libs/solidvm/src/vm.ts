@@ -5,7 +5,7 @@
 // ok=false, a stable code and a message, and the world state as it was.
 import type { ContractStateChange, CreatedContract, ExecutionContext, Transaction, WorldState } from '@platform/common';
 import { failedOutcome, type VmExecutor, type VmOutcome } from '@platform/vm';
-import { ArgumentError, bindCall, decodeArgs, normalise } from './args.js';
+import { ArgumentError, GrammarError, bindCall, decodeArgs, normalise } from './args.js';
 import { compileUnit } from './compiler.js';
 import { SolidVMCompileError, VmFailure, type FailureCode } from './errors.js';
 import { gasTable } from './gas.js';
@@ -298,7 +298,7 @@ function createIn(cache: UnitCache, hooks: SolidVMHooks, state: WorldState, ctx:
 function bind(rt: ContractRt, method: string, given: unknown): { fn: CFn; values: unknown[] } {
   const cands = rt.external.get(method);
   if (!cands?.length) throw new VmFailure('UNKNOWN_METHOD', `contract ${rt.name} has no public function ${method}`, 'other', {}, false);
-  return bindCall(method, cands, normalise(given), `${rt.name}.${method}`);
+  return bindCall(method, cands, given, `${rt.name}.${method}`);
 }
 
 /** Calls a public function: the FUNCTION transaction. */
@@ -321,6 +321,7 @@ function callIn(cache: UnitCache, hooks: SolidVMHooks, state: WorldState, ctx: E
     ({ fn, values: args } = bind(rt, req.method, req.args));
   } catch (e) {
     if (e instanceof VmFailure) return failure(e.code, e.message, x);
+    if (e instanceof GrammarError) return failure('BAD_ARGUMENTS', e.message, x);
     throw e;
   }
   const value = ctx.gasEnabled ? ctx.tx.value : 0n;
