@@ -376,10 +376,14 @@ export function valueDecoder(type: XabiType, options: DecoderOptions = {}): Valu
 
 // --- a function's arguments -----------------------------------------------------------
 
-/** A parameter as the grammar sees it: its name (may be empty) and xabi type; `type` null for a type no argument can give. */
+/**
+ * A parameter as the grammar sees it: its name (may be empty) and xabi type.
+ * A type no JSON can give (SolidVM's internal function types) is a tag the
+ * walker has no case for: every value is refused, naming it.
+ */
 export interface ArgParam {
   name: string;
-  type: XabiType | null;
+  type: XabiType;
   /** its type as the VM writes it, for messages (default: the xabi type's text) */
   typeText?: string;
 }
@@ -391,10 +395,8 @@ export interface ArgumentsDecoder {
 }
 
 export function argumentsDecoder(params: ArgParam[], what: string, options: DecoderOptions = {}): ArgumentsDecoder {
-  const text = (p: ArgParam): string => p.typeText ?? (p.type ? xabiTypeText(p.type) : 'a type no argument can give');
-  const decoders: ValueDecoder[] = params.map((p) =>
-    p.type === null ? (v: unknown, path: string) => refuse(`argument ${path}: expected ${text(p)}, got ${shown(v)}`) : valueDecoder(p.type, options),
-  );
+  const text = (p: ArgParam): string => p.typeText ?? xabiTypeText(p.type);
+  const decoders: ValueDecoder[] = params.map((p) => valueDecoder(p.type, options));
   const described = () => params.map((p) => `${text(p)} ${p.name}`.trim()).join(', ');
   return {
     params,
