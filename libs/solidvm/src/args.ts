@@ -8,7 +8,7 @@ import { ArgumentError as GrammarError, argumentsDecoder, chooseOverload, normal
 import { VmFailure } from './errors.js';
 import { bytesToHex } from './hash.js';
 import type { CFn, Param } from './scope.js';
-import { typeName, type SType, type StructT } from './types.js';
+import { scalarXabiType, typeName, type SType, type StructT } from './types.js';
 import { AccountValue, fbytesHex, formatDecimal } from './values.js';
 
 export { GrammarError, normaliseArgs };
@@ -50,28 +50,6 @@ const REPRESENTATION: ArgRepresentation = {
  */
 function argType(t: SType, structs: Map<XabiOf<'Struct'>, StructT>): XabiType {
   switch (t.k) {
-    case 'int':
-      return { type: 'Int', signed: t.signed, bytes: t.bits / 8 };
-    case 'lit':
-      return { type: 'Int', signed: false, bytes: 32 };
-    case 'bool':
-      return { type: 'Bool' };
-    case 'address':
-      return { type: 'Address' };
-    case 'account':
-      return { type: 'Account' };
-    case 'string':
-      return { type: 'String', dynamic: true };
-    case 'bytes':
-      return { type: 'Bytes', dynamic: true };
-    case 'fbytes':
-      return { type: 'Bytes', dynamic: false, bytes: t.n };
-    case 'decimal':
-      return { type: 'Decimal' };
-    case 'enum':
-      return { type: 'Enum', typedef: t.name, names: t.members };
-    case 'contract':
-      return { type: 'Contract', typedef: t.name };
     case 'array':
       return t.len === null ? { type: 'Array', entry: argType(t.elem, structs) } : { type: 'Array', entry: argType(t.elem, structs), length: t.len };
     case 'mapping':
@@ -82,7 +60,7 @@ function argType(t: SType, structs: Map<XabiOf<'Struct'>, StructT>): XabiType {
       return x;
     }
     default:
-      return { type: typeName(t) } as unknown as XabiType;
+      return scalarXabiType(t) ?? ({ type: typeName(t) } as unknown as XabiType);
   }
 }
 

@@ -1,6 +1,7 @@
 // The static types of SolidVM. Every expression is typed at compile time, so
 // the interpreter never inspects a runtime value to decide what an operator
 // means (string + string, checked uint8 arithmetic, rendering of results).
+import type { XabiType } from '@platform/common';
 
 export interface IntT {
   k: 'int';
@@ -221,4 +222,38 @@ export function containsMapping(t: SType, seen = new Set<SType>()): boolean {
   if (t.k === 'array') return containsMapping(t.elem, seen);
   if (t.k === 'struct') return t.fields.some((f) => containsMapping(f.t, seen));
   return false;
+}
+
+/**
+ * A type without parts as its xabi type (docs/conventions.md, the platform's
+ * layout); undefined for an array, a mapping or a struct, which the caller
+ * builds from its parts, and for a type xabi has none for (a function type).
+ */
+export function scalarXabiType(t: SType): XabiType | undefined {
+  switch (t.k) {
+    case 'int':
+      return { type: 'Int', signed: t.signed, bytes: t.bits / 8 };
+    case 'lit':
+      return { type: 'Int', signed: false, bytes: 32 };
+    case 'string':
+      return { type: 'String', dynamic: true };
+    case 'bytes':
+      return { type: 'Bytes', dynamic: true };
+    case 'fbytes':
+      return { type: 'Bytes', dynamic: false, bytes: t.n };
+    case 'bool':
+      return { type: 'Bool' };
+    case 'address':
+      return { type: 'Address' };
+    case 'account':
+      return { type: 'Account' };
+    case 'decimal':
+      return { type: 'Decimal' };
+    case 'enum':
+      return { type: 'Enum', typedef: t.name, names: t.members };
+    case 'contract':
+      return { type: 'Contract', typedef: t.name };
+    default:
+      return undefined;
+  }
 }

@@ -3,41 +3,22 @@ import type { Xabi, XabiFunc, XabiType } from '@platform/common';
 import { compilerFor } from './compiler.js';
 import { SolidVMCompileError } from './errors.js';
 import type { CFn, CompiledUnit } from './scope.js';
-import type { SType } from './types.js';
+import { scalarXabiType, type SType } from './types.js';
 import { resolveType } from './unit.js';
 
 export function xabiType(t: SType): XabiType {
   switch (t.k) {
-    case 'int':
-      return { type: 'Int', signed: t.signed, bytes: t.bits / 8 };
-    case 'lit':
-      return { type: 'Int', signed: false, bytes: 32 };
-    case 'string':
-      return { type: 'String', dynamic: true };
-    case 'bytes':
-      return { type: 'Bytes', dynamic: true };
-    case 'fbytes':
-      return { type: 'Bytes', dynamic: false, bytes: t.n };
-    case 'bool':
-      return { type: 'Bool' };
-    case 'address':
-      return { type: 'Address' };
-    case 'account':
-      return { type: 'Account' };
-    case 'decimal':
-      return { type: 'Decimal' };
     case 'struct':
       return { type: 'Struct', typedef: t.name };
-    case 'enum':
-      return { type: 'Enum', typedef: t.name, names: t.members };
-    case 'contract':
-      return { type: 'Contract', typedef: t.name };
     case 'array':
       return t.len === null ? { type: 'Array', entry: xabiType(t.elem) } : { type: 'Array', entry: xabiType(t.elem), length: t.len };
     case 'mapping':
       return { type: 'Mapping', key: xabiType(t.key), value: xabiType(t.value) };
-    default:
-      throw new Error(`no xabi type for ${t.k}`);
+    default: {
+      const scalar = scalarXabiType(t);
+      if (!scalar) throw new Error(`no xabi type for ${t.k}`);
+      return scalar;
+    }
   }
 }
 
