@@ -129,7 +129,7 @@ describe('private chains on a node', () => {
     expect(wrongChain.txResult.message).toBe(`no contract at address ${ledger} on the main chain`);
     const unknownChain = await api(node, 'POST', `/platform/v2.3/transaction?chainid=${'cd'.repeat(32)}`, tokens.alice, { txs: [fn(ledger, 'add', { _note: 'x', amount: 1 })] });
     expect(unknownChain.status).toBe(404);
-    expect(unknownChain.body.error).toMatchObject({ code: 'NOT_FOUND', details: { field: 'chainid' } });
+    expect(unknownChain.body.error).toMatchObject({ code: 'CHAIN_NOT_FOUND', details: { field: 'chainid' } });
   });
 
   test('a user of org C sees none of it anywhere, but may send to the chain and read its own result', async () => {

@@ -154,7 +154,7 @@ describe('cirrus on a node', () => {
     const value = await api(node, 'GET', '/cirrus/search/Shelf?count=gt.many', token);
     expect([value.status, value.body.error.code]).toEqual([400, 'BAD_QUERY']);
     const missing = await api(node, 'GET', '/cirrus/search/Nope', token);
-    expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'TABLE_NOT_FOUND']);
     for (const body of [column.body, value.body, missing.body]) expect(JSON.stringify(body)).not.toMatch(/select |from |where |cirrus\.|c_\d/i);
     expect((await api(node, 'GET', '/cirrus/search/Shelf')).status).toBe(401);
   });
@@ -169,7 +169,7 @@ describe('cirrus on a node', () => {
     await search('Beta-Shelf?select=owner', (rows) => rows.length === 1);
     const ambiguous = await api(node, 'GET', '/cirrus/search/Shelf?select=owner', token);
     expect(ambiguous.status).toBe(409);
-    expect(ambiguous.body.error).toMatchObject({ code: 'CONFLICT', details: { tables: ['Acme-Shelf', 'Beta-Shelf'] } });
+    expect(ambiguous.body.error).toMatchObject({ code: 'TABLE_AMBIGUOUS', details: { tables: ['Acme-Shelf', 'Beta-Shelf'] } });
     expect(ambiguous.body.error.message).toContain('Acme-Shelf, Beta-Shelf');
     expect((await search('Acme-Shelf-tags?select=value')).body).toEqual([{ value: 'Dune' }]);
   });

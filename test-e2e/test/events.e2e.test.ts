@@ -107,7 +107,7 @@ describe('live events on a node', () => {
       ['?kinds=blocks', {}, 400, 'VALIDATION_FAILED'],
       ['?chainid=zz', {}, 400, 'BAD_HEX'],
       ['', { 'last-event-id': 'yesterday' }, 400, 'VALIDATION_FAILED'],
-      [`?chainid=${'ab'.repeat(32)}`, {}, 404, 'NOT_FOUND'],
+      [`?chainid=${'ab'.repeat(32)}`, {}, 404, 'CHAIN_NOT_FOUND'],
     ] as const) {
       const stream = await open('alice', query, headers);
       await stream.ended;

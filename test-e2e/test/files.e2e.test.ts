@@ -119,10 +119,10 @@ describe('the file application', () => {
     expect(read.status).toBe(200);
     expect(read.body.data.fileKey).toBe(fileKey);
     const missing = await send('alice', 'GET', path('1_nothing.txt'));
-    expectDataError(missing, 404, 'NOT_FOUND');
+    expectDataError(missing, 404, 'FILE_NOT_FOUND');
     for (const user of ['bob', 'dave']) {
       const hidden = await send(user, 'GET', path(fileKey));
-      expectDataError(hidden, 404, 'NOT_FOUND');
+      expectDataError(hidden, 404, 'FILE_NOT_FOUND');
       expect(hidden.body.data).toBe(`File ${fileKey} not found`);
     }
     expect(missing.body.data).toBe('File 1_nothing.txt not found');
@@ -136,7 +136,7 @@ describe('the file application', () => {
       [2, sha256(v2)],
     ]);
     expectMessageError(await send('alice', 'POST', path(fileKey, '/versions'), { comments: 'none' }), 400, 'BAD_REQUEST', 'Missing file');
-    expectDataError(await send('bob', 'POST', path(fileKey, '/versions'), form(v2, 'x')), 404, 'NOT_FOUND');
+    expectDataError(await send('bob', 'POST', path(fileKey, '/versions'), form(v2, 'x')), 404, 'FILE_NOT_FOUND');
 
     const first = await send('alice', 'GET', path(fileKey, '/versions/1'));
     expect(first.status).toBe(200);
@@ -156,16 +156,16 @@ describe('the file application', () => {
     expect(outside.headers.get('content-range')).toBe(`bytes */${v2.length}`);
 
     expectDataError(await send('alice', 'GET', path(fileKey, '/versions/two')), 400, 'BAD_REQUEST');
-    expectDataError(await send('alice', 'GET', path(fileKey, '/versions/3')), 404, 'NOT_FOUND');
-    expectDataError(await send('alice', 'GET', path(fileKey, '/versions/0')), 404, 'NOT_FOUND');
-    expectDataError(await send('bob', 'GET', path(fileKey, '/versions/1')), 404, 'NOT_FOUND');
+    expectDataError(await send('alice', 'GET', path(fileKey, '/versions/3')), 404, 'FILE_VERSION_NOT_FOUND');
+    expectDataError(await send('alice', 'GET', path(fileKey, '/versions/0')), 404, 'FILE_VERSION_NOT_FOUND');
+    expectDataError(await send('bob', 'GET', path(fileKey, '/versions/1')), 404, 'FILE_NOT_FOUND');
   });
 
   test('share: a valid address, the owner only (the contract answers 0 otherwise), not twice', async () => {
     expectDataError(await send('alice', 'POST', path(fileKey, '/members'), { member: 'bob' }), 400, 'VALIDATION_FAILED');
     expectDataError(await send('alice', 'POST', path(fileKey, '/members'), {}), 400, 'VALIDATION_FAILED');
     expectDataError(await send('alice', 'POST', path(fileKey, '/members'), undefined), 400, 'VALIDATION_FAILED');
-    expectDataError(await send('bob', 'POST', path(fileKey, '/members'), { member: addresses.bob }), 404, 'NOT_FOUND');
+    expectDataError(await send('bob', 'POST', path(fileKey, '/members'), { member: addresses.bob }), 404, 'FILE_NOT_FOUND');
     const shared = await send('alice', 'POST', path(fileKey, '/members'), { member: `0x${addresses.bob!.toUpperCase()}` });
     expect(shared.status).toBe(200);
     expect(shared.body.data.members).toEqual([addresses.alice, addresses.bob]);
@@ -182,8 +182,8 @@ describe('the file application', () => {
     expectMessageError(await send('bob', 'POST', path(fileKey, '/versions/2/attest'), form(v1, 'other')), 400, 'BAD_REQUEST', /^Attestation failed/);
     expectMessageError(await send('bob', 'POST', path(fileKey, '/versions/2/attest'), { none: true }), 400, 'BAD_REQUEST', 'Missing file');
     expectDataError(await send('bob', 'POST', path(fileKey, '/versions/x/attest'), form(v2, 'd')), 400, 'BAD_REQUEST');
-    expectDataError(await send('bob', 'POST', path(fileKey, '/versions/7/attest'), form(v2, 'd')), 404, 'NOT_FOUND');
-    expectDataError(await send('carol', 'POST', path(fileKey, '/versions/2/attest'), form(v2, 'd')), 404, 'NOT_FOUND');
+    expectDataError(await send('bob', 'POST', path(fileKey, '/versions/7/attest'), form(v2, 'd')), 404, 'FILE_VERSION_NOT_FOUND');
+    expectDataError(await send('carol', 'POST', path(fileKey, '/versions/2/attest'), form(v2, 'd')), 404, 'FILE_NOT_FOUND');
     const attested = await send('bob', 'POST', path(fileKey, '/versions/2/attest'), form(downloaded.body, 'download.txt'));
     expect(attested.status).toBe(200);
     expect(attested.body.data.versions[1].attestations).toEqual([{ attestor: addresses.bob, timestamp: expect.any(Number) }]);
@@ -200,7 +200,7 @@ describe('the file application', () => {
     const removed = await send('bob', 'DELETE', path(fileKey, '/members'), { member: addresses.alice });
     expect(removed.status).toBe(200);
     expect(removed.body.data.members).toEqual([addresses.bob]);
-    expectDataError(await send('alice', 'GET', path(fileKey)), 404, 'NOT_FOUND');
+    expectDataError(await send('alice', 'GET', path(fileKey)), 404, 'FILE_NOT_FOUND');
   });
 
   test('the audit log: every step, in order of its timestamp', async () => {
@@ -251,13 +251,13 @@ describe('the file application', () => {
     const key = uploaded.body.data.fileKey;
     expect(uploaded.body.data.chainId).toBe(chain);
     // not on the main chain
-    expectDataError(await send('alice', 'GET', path(key)), 404, 'NOT_FOUND');
+    expectDataError(await send('alice', 'GET', path(key)), 404, 'FILE_NOT_FOUND');
     expect((await send('alice', 'POST', `${path(key, '/members')}?chainid=${chain}`, { member: addresses.bob })).status).toBe(200);
     expect((await send('alice', 'POST', `${path(key, '/members')}?chainid=${chain}`, { member: addresses.carol })).status).toBe(200);
     expect((await send('carol', 'GET', `${path(key, '/versions/1')}?chainid=${chain}`)).body).toEqual(v1);
     // bob is a member of the file, not of the chain: he sees nothing of it
-    expectDataError(await send('bob', 'GET', `${path(key)}?chainid=${chain}`), 404, 'NOT_FOUND');
-    expectDataError(await send('bob', 'GET', `${path(key, '/versions/1')}?chainid=${chain}`), 404, 'NOT_FOUND');
+    expectDataError(await send('bob', 'GET', `${path(key)}?chainid=${chain}`), 404, 'FILE_NOT_FOUND');
+    expectDataError(await send('bob', 'GET', `${path(key, '/versions/1')}?chainid=${chain}`), 404, 'FILE_NOT_FOUND');
     expect((await send('alice', 'GET', `${path(key)}?chainid=nothex`)).status).toBe(400);
   });
 

@@ -99,7 +99,7 @@ describe("the edge: every refusal is the platform's error body, on the gateway a
 
   test('a table name over 1024 characters is 414 URI_TOO_LONG; one of 300 reaches cirrus and is an ordinary 404', async () => {
     expectErrorBody(await raw(node.gatewayUrl, 'GET', `/cirrus/search/${'A'.repeat(1_100)}`, { authorization: `Bearer ${tokens.alice}` }), 414, 'URI_TOO_LONG');
-    expectErrorBody(await raw(node.gatewayUrl, 'GET', `/cirrus/search/${'A'.repeat(300)}`, { authorization: `Bearer ${tokens.alice}` }), 404, 'NOT_FOUND');
+    expectErrorBody(await raw(node.gatewayUrl, 'GET', `/cirrus/search/${'A'.repeat(300)}`, { authorization: `Bearer ${tokens.alice}` }), 404, 'TABLE_NOT_FOUND');
   });
 
   test('bytes that are not HTTP get a 400 error body before the connection closes', async () => {
@@ -259,10 +259,10 @@ describe('cirrus: names and SQL-injection shapes', () => {
     expect([secret.status, secret.body.error.code, secret.body.error.message.replace('Secret', 'X')]).toEqual([nothing.status, nothing.body.error.code, nothing.body.error.message.replace('NoSuchContract', 'X')]);
     for (const path of ['Widget', 'Secret', 'history@Secret', 'history@Widget', 'Widget?select=Secret(*)']) expect(JSON.stringify((await search(path, 'bob')).body)).not.toContain('Acme');
     // the full names are the same 404 as a missing table's (what bob typed, nothing more)
-    for (const path of ['Acme-Secret', 'Acme-Widget']) expect((await search(path, 'bob')).body.error).toMatchObject({ code: 'NOT_FOUND', message: `no table named '${path}'` });
+    for (const path of ['Acme-Secret', 'Acme-Widget']) expect((await search(path, 'bob')).body.error).toMatchObject({ code: 'TABLE_NOT_FOUND', message: `no table named '${path}'` });
     // alice, a member, sees both Widgets: the 409 names both
     const both = await search('Widget', 'alice');
-    expect([both.status, both.body.error.code, both.body.error.details.tables]).toEqual([409, 'CONFLICT', ['Acme-Widget', 'Beta-Widget']]);
+    expect([both.status, both.body.error.code, both.body.error.details.tables]).toEqual([409, 'TABLE_AMBIGUOUS', ['Acme-Widget', 'Beta-Widget']]);
   });
 
   test('a NUL or another control character in a table name, a column or a value is a 400, never a 500', async () => {

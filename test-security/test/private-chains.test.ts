@@ -107,7 +107,7 @@ describe('a members-only chain', () => {
     };
     for (const where of ['query', 'payload'] as const) {
       const unknown = await attempt(UNKNOWN_CHAIN, where);
-      expect(unknown).toMatchObject({ status: 404, error: { code: 'NOT_FOUND' } });
+      expect(unknown).toMatchObject({ status: 404, error: { code: 'CHAIN_NOT_FOUND' } });
       expect(await attempt(strict, where)).toEqual(unknown);
     }
   });
@@ -119,7 +119,7 @@ describe('a members-only chain', () => {
     for (const path of ['/platform/v2.3/transaction/raw', '/bloc/v2.2/transaction/raw']) {
       for (const inQuery of [true, false]) {
         const unknown = await attempt(UNKNOWN_CHAIN, path, inQuery);
-        expect(unknown).toMatchObject({ status: 404, error: { code: 'NOT_FOUND', details: { field: 'chainId' } } });
+        expect(unknown).toMatchObject({ status: 404, error: { code: 'CHAIN_NOT_FOUND', details: { field: 'chainId' } } });
         expect(await attempt(strict, path, inQuery)).toEqual(unknown);
       }
     }
@@ -192,7 +192,7 @@ describe('the bus\'s read subjects', () => {
 
   test('tx.results without a user is refused, not answered unfiltered; with a non-member it hides the chain\'s results', async () => {
     expect(await refusal(call(bus, TX.results, { hashes: [aliceUpload] } as never))).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, details: { field: 'username' } });
-    expect(await refusal(call(bus, TX.results, { hashes: [aliceUpload], username: 'carol', organization: 'C' }))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [aliceUpload] } });
+    expect(await refusal(call(bus, TX.results, { hashes: [aliceUpload], username: 'carol', organization: 'C' }))).toMatchObject({ code: 'TRANSACTION_NOT_FOUND', details: { unknown: [aliceUpload] } });
     expect(await call(bus, TX.results, { hashes: [aliceUpload], username: 'bob', organization: 'B' })).toHaveLength(1);
     // the node's own path, which the gateway's resolve=true uses, is a subject of its own
     expect(await call(bus, TX.nodeResults, { hashes: [aliceUpload] })).toHaveLength(1);
@@ -207,9 +207,9 @@ describe('the bus\'s read subjects', () => {
     ];
     for (const attempt of anonymous) expect(await refusal(attempt)).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'username' } });
     const carol = { username: 'carol', organization: 'C' };
-    expect(await refusal(call(bus, BLOCK.account, { address: ledger, chainId: open, ...carol }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(call(bus, BLOCK.account, { address: ledger, chainId: open, ...carol }))).toMatchObject({ code: 'CHAIN_NOT_FOUND' });
     // carol has no rows of the table anywhere: it is as unknown to her as a table that does not exist
-    expect(await refusal(call(bus, CIRRUS.search, { table: 'A-Ledger', query: `chainId=eq.${open}`, ...carol }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(call(bus, CIRRUS.search, { table: 'A-Ledger', query: `chainId=eq.${open}`, ...carol }))).toMatchObject({ code: 'TABLE_NOT_FOUND' });
     expect(JSON.parse((await call(bus, CIRRUS.search, { table: 'A-Ledger', query: `chainId=eq.${open}&select=total`, username: 'bob', organization: 'B' })).rows)).toEqual([{ total: 6 }]);
     expect(await call(bus, CHAINS.list, { chainIds: [open], ...carol })).toEqual([]);
     expect((await call(bus, CHAINS.visibleTo, carol)).chainIds).not.toContain(open);

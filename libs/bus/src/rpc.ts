@@ -129,7 +129,7 @@ class ReplyParts {
         try {
           const { id, i } = decodeJson<{ id: string; i: number }>(msg.data);
           const entry = this.kept.get(id);
-          if (!entry || !Number.isInteger(i)) throw new PlatformError('NOT_FOUND', 'that answer is no longer kept: call again');
+          if (!entry || !Number.isInteger(i)) throw new PlatformError('ANSWER_EXPIRED', 'that answer is no longer kept: call again');
           msg.respond(entry.data.subarray(i * this.limit, (i + 1) * this.limit));
           entry.served.add(i);
           if (entry.served.size * this.limit >= entry.data.length) this.forget(id);

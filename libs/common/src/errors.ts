@@ -50,23 +50,34 @@ export const ERROR_DOMAINS = {
     NONCE_LIMIT: { status: 422, summary: 'the account reached its nonce limit' },
     IDEMPOTENCY_KEY_REUSED: { status: 409, summary: 'the Idempotency-Key was used for a different request', hint: 'use a new key for a new request' },
     TRANSACTION_FAILED: { status: 422, summary: 'a transaction the request needed executed and failed', hint: 'details.hash is the transaction; its result says why' },
+    TRANSACTION_NOT_FOUND: { status: 404, summary: 'no transaction with this hash on the node, or none the user may see', hint: 'details.unknown lists the hashes' },
   },
   contracts: {
     COMPILE_FAILED: { status: 422, summary: 'the source does not compile, or lacks the named contract', hint: "details.errors has the compiler's messages" },
   },
   chains: {
+    CHAIN_NOT_FOUND: { status: 404, summary: 'no chain with this ID on the node, or one the user is not a member of', hint: 'details.chainId is the chain; POST /bloc/v2.2/chain creates one' },
     GENESIS_INVALID: { status: 422, summary: "a private chain's genesis is not valid (its ID not the hash of its text, not exactly one governance contract)" },
     GOVERNANCE_VM_UNSUPPORTED: { status: 422, summary: 'a governance contract must run on SolidVM', hint: 'send metadata.VM "SolidVM"' },
     GOVERNANCE_NO_CONSTRUCTOR: { status: 422, summary: 'the governance contract has no explicit constructor', hint: 'declare one (constructor() {} will do)' },
     GOVERNANCE_CONSTRUCTOR_FAILED: { status: 422, summary: "the governance contract's constructor failed" },
   },
   data: {
-    NOT_FOUND: { status: 404, summary: 'no such resource (a hash, a contract table, a chain), or one the user may not see' },
-    CONFLICT: { status: 409, summary: 'the request conflicts with the current state (a bare contract name several tables have, a file key taken)', hint: 'a bare contract name: use one of the full names in details.tables; a file key: upload again' },
+    TABLE_NOT_FOUND: { status: 404, summary: 'no contract table (or history, event or side table) of that name that the user may see' },
+    TABLE_AMBIGUOUS: { status: 409, summary: 'a bare contract name that several tables have', hint: 'use one of the full names in details.tables' },
     BAD_QUERY: { status: 400, summary: 'the query string does not parse, or names an unknown column' },
     RANGE_NOT_SATISFIABLE: { status: 416, summary: 'the requested offset is past the last row', hint: 'Content-Range: */<total> says how many rows there are' },
   },
+  files: {
+    FILE_NOT_FOUND: { status: 404, summary: 'no file with this key, or one the user is not a member of' },
+    FILE_VERSION_NOT_FOUND: { status: 404, summary: 'the file has no version of that number', hint: 'details.versions is how many it has' },
+    FILE_KEY_TAKEN: { status: 409, summary: 'another upload took the file key in the same millisecond', hint: 'upload again' },
+    FILE_STORAGE_OFF: { status: 404, summary: 'the file storage endpoints are turned off on this node', hint: 'the operator sets EXT_STORAGE_OBJ_* to turn them on' },
+    STORAGE_CONTRACT_NOT_FOUND: { status: 404, summary: 'no file storage contract at that address' },
+    DOWNLOAD_EXPIRED: { status: 404, summary: 'the download URL was used already or has expired', hint: 'ask for another one' },
+  },
   node: {
+    ANSWER_EXPIRED: { status: 404, summary: "a part of a service's answer too large for one bus message is no longer kept", hint: 'call again' },
     INTERNAL: { status: 500, summary: 'an unexpected error', hint: 'report the requestId: it correlates with the node logs' },
     UNAVAILABLE: { status: 503, summary: 'a dependency of the node (NATS, a service, the database, the identity provider) is not available', hint: 'retry' },
     TIMEOUT: { status: 504, summary: 'the operation did not complete in time', hint: 'details.hashes lists the transactions, which stay trackable' },
@@ -82,6 +93,16 @@ export const RETIRED_ERRORS = {
     status: 422,
     summary: 'the request is well formed but cannot be carried out',
     retired: 'split into the codes naming each failure: NONCE_MISMATCH, SIGNER_MISMATCH, METADATA_UNSIGNED, ARGS_UNPARSABLE, GAS_PRICE_TOO_LOW, INSUFFICIENT_BALANCE, TRANSACTION_FAILED, COMPILE_FAILED, ENROLMENT_FAILED, PARENT_CERTIFICATE_FOREIGN, GENESIS_INVALID, GOVERNANCE_*',
+  },
+  NOT_FOUND: {
+    status: 404,
+    summary: 'no such resource, or one the user may not see',
+    retired: 'split into the codes naming what was not found: TRANSACTION_NOT_FOUND, CHAIN_NOT_FOUND, TABLE_NOT_FOUND, FILE_NOT_FOUND, FILE_VERSION_NOT_FOUND, FILE_STORAGE_OFF, STORAGE_CONTRACT_NOT_FOUND, DOWNLOAD_EXPIRED, ANSWER_EXPIRED (an unknown endpoint is ROUTE_NOT_FOUND)',
+  },
+  CONFLICT: {
+    status: 409,
+    summary: 'the request conflicts with the current state',
+    retired: 'split into TABLE_AMBIGUOUS and FILE_KEY_TAKEN',
   },
 } as const satisfies Record<string, CatalogueEntry & { retired: string }>;
 

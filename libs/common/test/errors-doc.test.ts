@@ -15,7 +15,8 @@ const DOMAIN_TITLES: Record<keyof typeof ERROR_DOMAINS, string> = {
   transactions: 'Transactions',
   contracts: 'Contracts',
   chains: 'Private chains',
-  data: 'Resources and contract data',
+  data: 'Contract data',
+  files: 'Files',
   node: 'The node',
 };
 

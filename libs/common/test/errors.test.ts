@@ -16,8 +16,19 @@ const STATUS: Record<ErrorCode | RetiredErrorCode, number> = {
   IDENTITY_REQUIRED: 403,
   NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
+  TRANSACTION_NOT_FOUND: 404,
+  CHAIN_NOT_FOUND: 404,
+  TABLE_NOT_FOUND: 404,
+  FILE_NOT_FOUND: 404,
+  FILE_VERSION_NOT_FOUND: 404,
+  FILE_STORAGE_OFF: 404,
+  STORAGE_CONTRACT_NOT_FOUND: 404,
+  DOWNLOAD_EXPIRED: 404,
+  ANSWER_EXPIRED: 404,
   USER_EXISTS: 409,
   CONFLICT: 409,
+  TABLE_AMBIGUOUS: 409,
+  FILE_KEY_TAKEN: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
@@ -81,11 +92,11 @@ describe('the error catalogue', () => {
 
 describe('PlatformError', () => {
   test('toBody is { error: { code, message } }, with details and requestId only when given', () => {
-    expect(new PlatformError('NOT_FOUND', 'no such contract').toBody()).toEqual({ error: { code: 'NOT_FOUND', message: 'no such contract' } });
+    expect(new PlatformError('TABLE_NOT_FOUND', 'no such contract').toBody()).toEqual({ error: { code: 'TABLE_NOT_FOUND', message: 'no such contract' } });
     const err = new PlatformError('VALIDATION_FAILED', 'address is required', { field: 'address' });
     expect(err.toBody('req-1')).toEqual({ error: { code: 'VALIDATION_FAILED', message: 'address is required', details: { field: 'address' }, requestId: 'req-1' } });
     expect(Object.keys(err.toBody('req-1').error)).toEqual(['code', 'message', 'details', 'requestId']);
-    expect('details' in new PlatformError('CONFLICT', 'c').toBody().error).toBe(false);
+    expect('details' in new PlatformError('TABLE_AMBIGUOUS', 'c').toBody().error).toBe(false);
     expect(JSON.parse(JSON.stringify(err.toBody()))).toEqual({ error: { code: 'VALIDATION_FAILED', message: 'address is required', details: { field: 'address' } } });
   });
 
@@ -136,6 +147,6 @@ describe("the HTTP parser's refusals", () => {
     expect(lines).toContain('connection: close');
     expect(lines).toContain(`content-length: ${Buffer.byteLength(body)}`);
     expect(JSON.parse(body)).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: 'the request line and headers exceed 16 KB', requestId: 'req-9' } });
-    expect(rawErrorResponse(new PlatformError('NOT_FOUND', 'x'), 'r').startsWith('HTTP/1.1 404 Error\r\n')).toBe(true);
+    expect(rawErrorResponse(new PlatformError('CHAIN_NOT_FOUND', 'x'), 'r').startsWith('HTTP/1.1 404 Error\r\n')).toBe(true);
   });
 });

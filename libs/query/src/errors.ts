@@ -16,5 +16,5 @@ export function badQuery(message: string, details?: Record<string, unknown>): Pl
 }
 
 export function notFound(message: string, details?: Record<string, unknown>): PlatformError {
-  return new PlatformError('NOT_FOUND', message, details);
+  return new PlatformError('TABLE_NOT_FOUND', message, details);
 }

@@ -21,24 +21,24 @@ function failure(run: () => unknown): PlatformError {
 const INTERNAL = ['t_item', 't_order', 't_owner', 't_counter', 't_secret', 'c_long', 'c_sep', 'chain_id', 'SELECT', '"q"', '?::'];
 
 describe('planQuery: tables', () => {
-  test('an unknown table is 404 NOT_FOUND naming it', () => {
+  test('an unknown table is 404 TABLE_NOT_FOUND naming it', () => {
     const err = failure(() => plan('', 'Nope'));
-    expect([err.code, err.status]).toEqual(['NOT_FOUND', 404]);
+    expect([err.code, err.status]).toEqual(['TABLE_NOT_FOUND', 404]);
     expect(err.message).toBe("no table named 'Nope'");
   });
 
   test('a table whose rows all lie on chains the caller cannot see is the same 404', () => {
     const hidden = failure(() => plan('', 'Acme-Secret'));
-    expect([hidden.code, hidden.message]).toEqual(['NOT_FOUND', "no table named 'Acme-Secret'"]);
+    expect([hidden.code, hidden.message]).toEqual(['TABLE_NOT_FOUND', "no table named 'Acme-Secret'"]);
     expect(plan('', 'Acme-Secret', ['c2']).table).toBe('Acme-Secret');
   });
 
   test('a PlatformError of the catalogue (an ambiguous bare name) passes through', () => {
     const ambiguous = catalogueOf([]);
     ambiguous.table = (name) => {
-      throw new PlatformError('CONFLICT', `${name} is ambiguous: Acme-Item, Other-Item`);
+      throw new PlatformError('TABLE_AMBIGUOUS', `${name} is ambiguous: Acme-Item, Other-Item`);
     };
-    expect(failure(() => plan('', 'Item', VISIBLE, ambiguous)).code).toBe('CONFLICT');
+    expect(failure(() => plan('', 'Item', VISIBLE, ambiguous)).code).toBe('TABLE_AMBIGUOUS');
   });
 });
 

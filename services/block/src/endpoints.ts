@@ -108,7 +108,7 @@ function accountOf({ chainId, store }: HeldChain, address: string): AccountRecor
 }
 
 function notHeld(chainId: ChainId): PlatformError {
-  return new PlatformError('NOT_FOUND', `chain ${chainId} is not held by this node`, { chainId });
+  return new PlatformError('CHAIN_NOT_FOUND', `chain ${chainId} is not held by this node`, { chainId });
 }
 
 function invalid(field: string, message: string): PlatformError {

@@ -84,7 +84,7 @@ describe('block.account', () => {
     expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: 'xyz' }))).toMatchObject({ code: 'BAD_HEX', details: { field: 'address' } });
     expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: 'ab' }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'address' } });
     expect(await refusal(call(f.nc, BLOCK.nodeAccount, {} as never))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'address' } });
-    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: 'ab'.repeat(20), chainId: 'cd'.repeat(32) }))).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: 'ab'.repeat(20), chainId: 'cd'.repeat(32) }))).toMatchObject({ code: 'CHAIN_NOT_FOUND', status: 404 });
   });
 });
 

@@ -166,9 +166,9 @@ describe('chains from the GENESIS stream', () => {
     await f.start();
     // not this node's: nothing of it is run or answered here
     await new Promise((r) => setTimeout(r, 500));
-    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: chain.chainId }))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await refusal(call(f.nc, BLOCK.chainKey, { chainId: chain.chainId }))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await refusal(call(f.nc, BLOCK.chainGenesis, { chainId: chain.chainId }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: chain.chainId }))).toMatchObject({ code: 'CHAIN_NOT_FOUND' });
+    expect(await refusal(call(f.nc, BLOCK.chainKey, { chainId: chain.chainId }))).toMatchObject({ code: 'CHAIN_NOT_FOUND' });
+    expect(await refusal(call(f.nc, BLOCK.chainGenesis, { chainId: chain.chainId }))).toMatchObject({ code: 'CHAIN_NOT_FOUND' });
 
     // node2 grants this node the key (its organization joined the chain)
     await f.js.publish(SUBJECTS.chains.genesisKey(chain.chainId, DEFAULT_NODE_NAME), encodeJson(keyGrant(chain.chainId, DEFAULT_NODE_NAME, own.publicKey, new Map([[0, key]]))));
@@ -216,6 +216,6 @@ describe('chains from the GENESIS stream', () => {
     const forged = { ...privateGenesis(new Account().address), label: 'tampered' };
     await f.publishGenesis(forged);
     await f.start();
-    await expect(call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: forged.chainId })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(call(f.nc, BLOCK.nodeAccount, { address: GOVERNANCE_ADDRESS, chainId: forged.chainId })).rejects.toMatchObject({ code: 'CHAIN_NOT_FOUND' });
   });
 });

@@ -108,7 +108,7 @@ export async function startConsumers(options: { nc: NatsConnection; bus: BusJetS
           break;
         } catch (err) {
           // for good: the block service holds no key for it, or what it sealed is not the chain's genesis
-          if (err instanceof PlatformError && (err.code === 'NOT_FOUND' || err.code === 'GENESIS_INVALID')) {
+          if (err instanceof PlatformError && (err.code === 'CHAIN_NOT_FOUND' || err.code === 'GENESIS_INVALID')) {
             logger.error({ chain: chainId, why: err.message }, 'a genesis sealed for this node cannot be stored; skipped');
             m.term();
             break;

@@ -54,7 +54,7 @@ export async function createChains(deps: CreateDeps, request: CreateChainsReques
       visible ??= new Set(await visibleChainIds(deps.pool, facts));
       // a chain the creator may not see is as unknown to it as one that does not exist
       if (!visible.has(body.parentChain) || !(await chainExists(deps.pool, body.parentChain))) {
-        throw new PlatformError('NOT_FOUND', `${at}parentChain ${body.parentChain} is not a chain you can see on this node`, { field: `${at}parentChain`, chainId: body.parentChain });
+        throw new PlatformError('CHAIN_NOT_FOUND', `${at}parentChain ${body.parentChain} is not a chain you can see on this node`, { field: `${at}parentChain`, chainId: body.parentChain });
       }
     }
     const genesis = genesisOf(body, { address: creator, member: memberEntryOf(facts) }, deps.protocol);

@@ -172,7 +172,7 @@ describe('creation', () => {
       details: { field: 'src' },
     });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ src: 'contract AutoApprove { constructor() { uint x = "s"; } }' })] }))).toMatchObject({ code: 'COMPILE_FAILED', details: { field: 'src' } });
-    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ parentChain: 'e'.repeat(64) })] }))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'parentChain' } });
+    expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ parentChain: 'e'.repeat(64) })] }))).toMatchObject({ code: 'CHAIN_NOT_FOUND', details: { field: 'parentChain' } });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ label: 7 })] }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'label' } });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body(), body({ members: [{ access: true }] })] }))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: '[1].members[0].orgName' } });
     expect(await refusal(call(nc, CHAINS.create, { ...alice, chains: [body({ metadata: { VM: 'EVM' } })] }))).toMatchObject({ code: 'GOVERNANCE_VM_UNSUPPORTED', details: { field: 'metadata.VM' } });

@@ -253,7 +253,7 @@ export async function pickTable(designation: Designation, name: string, mayKnow:
     if (known.length === 0) continue;
     if (known.length > 1) {
       const names = known.map((f) => f.family);
-      throw new PlatformError('CONFLICT', `${contract} names the contract of more than one table; use one of ${names.join(', ')}`, { table: name, tables: names });
+      throw new PlatformError('TABLE_AMBIGUOUS', `${contract} names the contract of more than one table; use one of ${names.join(', ')}`, { table: name, tables: names });
     }
     return known[0].rec;
   }

@@ -180,7 +180,7 @@ describe('search', () => {
     const failure = (table: string, query: string) => h.failure(table, query);
     const missing = await failure('Nope', '');
     expect(missing).toBeInstanceOf(PlatformError);
-    expect(missing.code).toBe('NOT_FOUND');
+    expect(missing.code).toBe('TABLE_NOT_FOUND');
     const column = await failure('Item', 'colour=eq.red');
     expect(column.code).toBe('BAD_QUERY');
     expect(column.message).toContain('colour');

@@ -300,7 +300,7 @@ describe('privacy of embedded tables', () => {
     // two variables referring to it are not an ambiguity either, for bob
     expect((await h.failure('Pub', 'select=Vault(*)', 'bob')).message).toBe("no embeddable resource 'Vault' from 'Pub'");
     // the top-level table is a 404 for bob; a member sees it and its embed
-    expect((await h.failure('Vault', '', 'bob')).code).toBe('NOT_FOUND');
+    expect((await h.failure('Vault', '', 'bob')).code).toBe('TABLE_NOT_FOUND');
     expect(await rows('Pub', 'select=k,Vault!v(qty)', 'alice')).toEqual([{ k: 1, Vault: null }]);
     expect(await rows('Vault', 'select=qty', 'alice')).toEqual([{ qty: 9 }]);
   });
@@ -350,7 +350,7 @@ describe('privacy of embedded tables', () => {
     expect(JSON.stringify(hidden)).not.toContain('Gamma');
     // alice, a member, sees both families: the 409 lists both; Secret is Gamma's
     const both = await h.failure('Gizmo', '', 'alice');
-    expect([both.code, both.details]).toEqual(['CONFLICT', { table: 'Gizmo', tables: ['Delta-Gizmo', 'Gamma-Gizmo'] }]);
+    expect([both.code, both.details]).toEqual(['TABLE_AMBIGUOUS', { table: 'Gizmo', tables: ['Delta-Gizmo', 'Gamma-Gizmo'] }]);
     expect(await rows('Secret', 'select=address', 'alice')).toEqual([{ address: addr.s1 }]);
   });
 

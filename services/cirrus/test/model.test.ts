@@ -195,12 +195,12 @@ describe('naming', () => {
     await h.settled();
     for (const name of ['Item', 'history@Item', 'Item.Moved']) {
       const err = await h.failure(name, '');
-      expect(err.code).toBe('CONFLICT');
+      expect(err.code).toBe('TABLE_AMBIGUOUS');
       expect(err.message).toContain('Acme-Item, Acme-Market-Item, Beta-Item');
       expect(err.details).toMatchObject({ tables: ['Acme-Item', 'Acme-Market-Item', 'Beta-Item'] });
     }
     expect((await h.search('Beta-Item', 'select=qty')).body).toEqual([{ qty: 3 }]);
-    expect((await h.failure('Nope-Item', '')).code).toBe('NOT_FOUND');
+    expect((await h.failure('Nope-Item', '')).code).toBe('TABLE_NOT_FOUND');
   });
 });
 
@@ -268,7 +268,7 @@ describe('EVM contracts', () => {
   test('indexed only with INDEX_EVM: columns, a mapping as 40 zeros, side tables from the decoded paths', async () => {
     await h.publish(exec(9, [evmReceipt()]));
     await h.settled();
-    expect((await h.failure('Token', '')).code).toBe('NOT_FOUND');
+    expect((await h.failure('Token', '')).code).toBe('TABLE_NOT_FOUND');
 
     await h.stopCirrus();
     await h.startCirrus({ config: loadConfig({ LOG_LEVEL: 'silent', INDEX_EVM: 'true' }), reindex: true });

@@ -29,7 +29,7 @@ export class CirrusReader {
       const answer = await call(this.nc, CIRRUS.search, { table, query, username: user.username, organization: user.organization }, { requestId });
       return JSON.parse(answer.rows) as Row[];
     } catch (err) {
-      if (err instanceof PlatformError && err.code === 'NOT_FOUND') return [];
+      if (err instanceof PlatformError && err.code === 'TABLE_NOT_FOUND') return [];
       throw err;
     }
   }
@@ -40,8 +40,8 @@ export class CirrusReader {
       await call(this.nc, CIRRUS.search, { table: contract, query: 'limit=0', username: user.username, organization: user.organization }, { requestId });
       return [contract];
     } catch (err) {
-      if (err instanceof PlatformError && err.code === 'NOT_FOUND') return [];
-      if (err instanceof PlatformError && err.code === 'CONFLICT' && Array.isArray(err.details?.tables)) return err.details.tables as string[];
+      if (err instanceof PlatformError && err.code === 'TABLE_NOT_FOUND') return [];
+      if (err instanceof PlatformError && err.code === 'TABLE_AMBIGUOUS' && Array.isArray(err.details?.tables)) return err.details.tables as string[];
       throw err;
     }
   }
@@ -59,7 +59,7 @@ export class CirrusReader {
         const found = await Promise.all(families.map(async (family) => (await this.rows(user, table(family), query, requestId)).map((row) => ({ ...row, family }))));
         return found.flat();
       } catch (err) {
-        const raced = err instanceof PlatformError && err.code === 'CONFLICT' && families.length === 1 && families[0] === contract;
+        const raced = err instanceof PlatformError && err.code === 'TABLE_AMBIGUOUS' && families.length === 1 && families[0] === contract;
         if (!raced || attempt === 3) throw err;
       }
     }

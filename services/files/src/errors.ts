@@ -28,7 +28,7 @@ export const dataError = (code: ErrorCode, text: string, details?: Record<string
 export const messageError = (code: ErrorCode, text: string, details?: Record<string, unknown>) => new FileAppError(code, text, 'message', details);
 
 /** The same answer for a file that does not exist and one the caller is not a member of: a member list is no oracle. */
-export const fileNotFound = (fileKey: string) => dataError('NOT_FOUND', `File ${fileKey} not found`);
+export const fileNotFound = (fileKey: string) => dataError('FILE_NOT_FOUND', `File ${fileKey} not found`);
 
 export function errorBody(error: PlatformError, requestId: string): Record<string, unknown> {
   const shape: Shape = error instanceof FileAppError ? error.shape : 'message';

@@ -53,7 +53,7 @@ export interface LegacyDeps {
 }
 
 const off = () =>
-  new PlatformError('NOT_FOUND', 'the file storage is off on this node: set EXT_STORAGE_OBJ_BUCKET, EXT_STORAGE_OBJ_ACCESS_KEY_ID and EXT_STORAGE_OBJ_SECRET_ACCESS_KEY (and EXT_STORAGE_OBJ_ENDPOINT for a store of your own) to turn it on');
+  new PlatformError('FILE_STORAGE_OFF', 'the file storage is off on this node: set EXT_STORAGE_OBJ_BUCKET, EXT_STORAGE_OBJ_ACCESS_KEY_ID and EXT_STORAGE_OBJ_SECRET_ACCESS_KEY (and EXT_STORAGE_OBJ_ENDPOINT for a store of your own) to turn it on');
 
 function addressOf(value: unknown, field = 'contractAddress'): string {
   if (typeof value !== 'string' || !ADDRESS.test(value)) throw new PlatformError('VALIDATION_FAILED', `${field} must be an address, 40 hex`, { field });
@@ -93,7 +93,7 @@ export function legacyRoutes(app: FastifyInstance, deps: LegacyDeps): void {
   /** The ExternalStorage contract at this address, when it runs the contract's code. */
   const contract = async (user: User, address: string, requestId: string) => {
     const [row] = await cirrus.contractsAt(user, 'ExternalStorage', [address], '', requestId);
-    if (!row || !(await cirrus.runs(user, STORAGE, address, '', requestId))) throw new PlatformError('NOT_FOUND', `no file storage contract at ${address}`, { field: 'contractAddress' });
+    if (!row || !(await cirrus.runs(user, STORAGE, address, '', requestId))) throw new PlatformError('STORAGE_CONTRACT_NOT_FOUND', `no file storage contract at ${address}`, { field: 'contractAddress' });
     return row;
   };
   const signersOf = async (user: User, address: string, requestId: string) => (await cirrus.elements(user, 'ExternalStorage', 'signers', [address], '', requestId)).get(address) ?? [];
@@ -165,7 +165,7 @@ export function legacyRoutes(app: FastifyInstance, deps: LegacyDeps): void {
     const download = downloads.get(token);
     // used once: forgotten before the first byte goes out
     downloads.delete(token);
-    if (!download || download.until < Date.now()) throw new PlatformError('NOT_FOUND', 'this download URL was used already or has expired; ask for another one');
+    if (!download || download.until < Date.now()) throw new PlatformError('DOWNLOAD_EXPIRED', 'this download URL was used already or has expired; ask for another one');
     let response: Response;
     try {
       response = await fetch(download.url);

@@ -120,7 +120,7 @@ export function fileRoutes(app: FastifyInstance, deps: FileRouteDeps): void {
 
   const versionIn = (record: FileRecord, version: number): Version => {
     const found = record.versions.find((v) => v.version === version);
-    if (!found) throw dataError('NOT_FOUND', `Version ${version} of file ${record.fileKey} not found`, { versions: record.versions.length });
+    if (!found) throw dataError('FILE_VERSION_NOT_FOUND', `Version ${version} of file ${record.fileKey} not found`, { versions: record.versions.length });
     return found;
   };
 
@@ -137,7 +137,7 @@ export function fileRoutes(app: FastifyInstance, deps: FileRouteDeps): void {
     const record = await records.record(user, fileKey, chainId, request.id);
     if (!record) throw new PlatformError('INTERNAL', `the file ${fileKey} is not in cirrus after its transaction ${done.hash}`);
     // a new file whose key another upload took in the same millisecond: that file is not this one, nor the caller's to see
-    if (created && !done.created.includes(record.address)) throw new PlatformError('CONFLICT', `another file took the key ${fileKey} in the same millisecond; upload again`, { fileKey });
+    if (created && !done.created.includes(record.address)) throw new PlatformError('FILE_KEY_TAKEN', `another file took the key ${fileKey} in the same millisecond; upload again`, { fileKey });
     return reply.send({ success: true, data: record });
   };
 

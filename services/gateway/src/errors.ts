@@ -29,7 +29,7 @@ const ROUTER_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_ASYNC_CONSTRAINT: ['BAD_REQUEST', 'the request does not match any version of the route'],
 };
 
-const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'BAD_REQUEST', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'BODY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+const CODE_BY_STATUS: Record<number, ErrorCode> = { 400: 'BAD_REQUEST', 404: 'ROUTE_NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'BODY_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
 export function toHttpError(error: unknown): PlatformError {
   if (error instanceof PlatformError) return error;

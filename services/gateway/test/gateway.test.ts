@@ -344,7 +344,7 @@ describe('gateway', () => {
     const other = { authorization: `Bearer ${await issuer.token({ sub: 'u-2', preferred_username: 'olga', organization: 'Elsewhere' })}` };
     const hidden = await send(base, { method: 'GET', url: `/bloc/v2.2/chain/${id}`, headers: other });
     expect(hidden.statusCode).toBe(404);
-    expect(hidden.json().error.code).toBe('NOT_FOUND');
+    expect(hidden.json().error.code).toBe('CHAIN_NOT_FOUND');
     // as for a chain that does not exist
     expect((await send(base, { method: 'GET', url: `/bloc/v2.2/chain/${'0'.repeat(64)}`, headers: other })).json().error.message).toBe(`no chain ${'0'.repeat(64)} on this node`);
     expect((await send(base, { method: 'GET', url: `/platform-api/eth/v1.2/chain?chainid=${id}`, headers: other })).json()).toEqual([]);

@@ -197,7 +197,7 @@ interface Visibility {
 async function refuseUnknown(hashes: string[], stored: StoredResult[], visibility?: Visibility): Promise<void> {
   const hidden = visibility ? await visibility.chains.hidden(stored.map((s, i) => ({ ...s, hash: hashes[i] })), visibility.asker) : new Set<string>();
   const unknown = hashes.filter((h, i) => stored[i].result === null || hidden.has(h));
-  if (unknown.length > 0) throw new PlatformError('NOT_FOUND', `unknown transaction hash${unknown.length > 1 ? 'es' : ''}: ${unknown.join(', ')}`, { unknown });
+  if (unknown.length > 0) throw new PlatformError('TRANSACTION_NOT_FOUND', `unknown transaction hash${unknown.length > 1 ? 'es' : ''}: ${unknown.join(', ')}`, { unknown });
 }
 
 /**

@@ -109,5 +109,5 @@ export class ChainGate {
 
 /** The one refusal of a chain that does not exist for the sender: a chain the node lacks, and a members-only chain of others. */
 export function unknownChain(chainId: string, field: string): PlatformError {
-  return new PlatformError('NOT_FOUND', `no chain ${chainId} on this node: check ${field}, or create the chain with POST /bloc/v2.2/chain`, { field, chainId });
+  return new PlatformError('CHAIN_NOT_FOUND', `no chain ${chainId} on this node: check ${field}, or create the chain with POST /bloc/v2.2/chain`, { field, chainId });
 }

@@ -119,8 +119,8 @@ describe('transaction - admission of vault-signed transactions', () => {
     await f.user('gina');
     const missing = '5a'.repeat(32);
     f.chains.missing.add(missing);
-    expect(await refusal(call(f.nc, TX.submit, request('gina', [callSet(1), callSet(2, missing)])))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: missing } });
-    expect(await refusal(call(f.nc, TX.submit, request('gina', [callSet(1)], { chainId: missing })))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'chainid' } });
+    expect(await refusal(call(f.nc, TX.submit, request('gina', [callSet(1), callSet(2, missing)])))).toMatchObject({ code: 'CHAIN_NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: missing } });
+    expect(await refusal(call(f.nc, TX.submit, request('gina', [callSet(1)], { chainId: missing })))).toMatchObject({ code: 'CHAIN_NOT_FOUND', details: { field: 'chainid' } });
 
     const chain = '5b'.repeat(32);
     f.chains.membersOf.set('hal', [chain]);
@@ -130,7 +130,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     for (const who of ['gina', 'hal']) expect(await ask(who, [onChain.hash, onMain.hash])).toHaveLength(2);
     expect(await call(f.nc, TX.nodeResults, { hashes: [onChain.hash, onMain.hash] })).toHaveLength(2);
     // anyone else: as unknown as a hash that does not exist; the main chain's result stays visible
-    expect(await refusal(ask('ivan', [onMain.hash, onChain.hash]))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [onChain.hash] } });
+    expect(await refusal(ask('ivan', [onMain.hash, onChain.hash]))).toMatchObject({ code: 'TRANSACTION_NOT_FOUND', details: { unknown: [onChain.hash] } });
     expect(await ask('ivan', [onMain.hash])).toHaveLength(1);
     // no user is no answer, not an unfiltered one: tx.results names the missing field
     for (const anonymous of [{ hashes: [onChain.hash] }, { hashes: [onChain.hash], username: '' }]) {
@@ -139,7 +139,7 @@ describe('transaction - admission of vault-signed transactions', () => {
     // nonces of a private chain are its members' to see; to others, the chain is unknown
     const sender = await f.user('gina');
     expect(await call(f.nc, TX.nonce, { address: sender, chainId: chain, username: 'hal', organization: null })).toMatchObject({ nextNonce: 1 });
-    expect(await refusal(call(f.nc, TX.nonce, { address: sender, chainId: chain, username: 'ivan', organization: null }))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'chainid', chainId: chain } });
+    expect(await refusal(call(f.nc, TX.nonce, { address: sender, chainId: chain, username: 'ivan', organization: null }))).toMatchObject({ code: 'CHAIN_NOT_FOUND', details: { field: 'chainid', chainId: chain } });
     expect(await refusal(call(f.nc, TX.nonce, { address: sender } as never))).toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'username' } });
   });
 
@@ -159,11 +159,11 @@ describe('transaction - admission of vault-signed transactions', () => {
     expect((await refusedFor(strict)).status).toBe(404);
     expect(await f.sql(svc.databaseUrl, 'SELECT count(*)::int AS n FROM tx.transactions WHERE sender = $1', [outsider])).toEqual([{ n: 0 }]);
     // a payload's chainid is the same gate
-    expect(await refusal(call(f.nc, TX.submit, request('olga', [callSet(1), callSet(2, strict)])))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: strict } });
+    expect(await refusal(call(f.nc, TX.submit, request('olga', [callSet(1), callSet(2, strict)])))).toMatchObject({ code: 'CHAIN_NOT_FOUND', details: { field: 'txs[1].payload.chainid', chainId: strict } });
     const [admitted] = await call(f.nc, TX.submit, request('mona', [callSet(1)], { chainId: strict }));
     expect(admitted.status).toBe('Pending');
     // a member's admission is remembered for that member only
-    expect(await refusal(call(f.nc, TX.submit, request('olga', [callSet(1)], { chainId: strict })))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await refusal(call(f.nc, TX.submit, request('olga', [callSet(1)], { chainId: strict })))).toMatchObject({ code: 'CHAIN_NOT_FOUND' });
   });
 
   test('ACCOUNT_NONCE_LIMIT: 422 NONCE_LIMIT, and a batch that would cross it admits nothing', async () => {

@@ -131,7 +131,7 @@ describe('transaction - results, notices and the invariants', () => {
     const unknown = 'ff'.repeat(32);
     expect(await call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [b.hash, `0x${a.hash.toUpperCase()}`] })).toEqual([b, a]);
     const err = await refusal(call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [a.hash, unknown, 'ee'.repeat(32)] }));
-    expect(err).toMatchObject({ code: 'NOT_FOUND', status: 404, details: { unknown: [unknown, 'ee'.repeat(32)] } });
+    expect(err).toMatchObject({ code: 'TRANSACTION_NOT_FOUND', status: 404, details: { unknown: [unknown, 'ee'.repeat(32)] } });
     expect(await refusal(call(f.nc, TX.results, { username: 'reader', organization: null, hashes: ['abc'] }))).toMatchObject({ code: 'BAD_HEX', details: { field: '[0]' } });
   });
 
@@ -262,7 +262,7 @@ describe('transaction - results, notices and the invariants', () => {
     const [pending] = await call(f.nc, TX.submit, { username: 'nora', organization: null, chainId: null, transactions: [get] });
     expect(await call(f.nc, TX.results, { hashes: [finals[1], pending.hash, finals[0], finals[1]], username: 'nora', organization: null })).toEqual([announced[1], pending, announced[0], announced[1]]);
     const unknown = 'ab'.repeat(32);
-    expect(await refusal(call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [finals[0], unknown] }))).toMatchObject({ code: 'NOT_FOUND', details: { unknown: [unknown] } });
+    expect(await refusal(call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [finals[0], unknown] }))).toMatchObject({ code: 'TRANSACTION_NOT_FOUND', details: { unknown: [unknown] } });
     // a new instance has nothing in memory: it answers what the database has (admitted, without their results now)
     await f.start({ databaseUrl: svc.databaseUrl });
     expect((await call(f.nc, TX.results, { username: 'reader', organization: null, hashes: finals })).map((r) => r.status)).toEqual(['Pending', 'Pending']);

@@ -70,7 +70,7 @@ export function currentKey(ring: Keyring | null | undefined): { epoch: number; k
 
 /** A chain this node has no key for: to the asking service, as unknown as one that does not exist. */
 function notOurs(chainId: string): PlatformError {
-  return new PlatformError('NOT_FOUND', `this node holds no private chain ${chainId}`, { chainId });
+  return new PlatformError('CHAIN_NOT_FOUND', `this node holds no private chain ${chainId}`, { chainId });
 }
 
 export class ChainKeys {

@@ -167,7 +167,7 @@ export function chainRoutes(app: FastifyInstance, nc: NatsConnection): void {
 }
 
 function notFound(chainId: string): PlatformError {
-  return new PlatformError('NOT_FOUND', `no chain ${chainId.replace(/^0x/i, '').toLowerCase()} on this node`, { chainId });
+  return new PlatformError('CHAIN_NOT_FOUND', `no chain ${chainId.replace(/^0x/i, '').toLowerCase()} on this node`, { chainId });
 }
 
 /** Throws the 404 of an unknown chain unless the user may see `chainId` ('' / absent: the main chain, which everyone sees). */

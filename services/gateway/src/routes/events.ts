@@ -122,7 +122,7 @@ export function eventRoutes(app: FastifyInstance, deps: EventRouteDeps): { ticke
           const mine = await visible.of(user, request.id);
           const hidden = [...filter.chains].find((id) => id !== '' && !mine.includes(id));
           // the same answer as for a chain that does not exist (docs/conventions.md "Private chains")
-          if (hidden !== undefined) throw new PlatformError('NOT_FOUND', `no chain ${hidden} on this node`, { chainId: hidden });
+          if (hidden !== undefined) throw new PlatformError('CHAIN_NOT_FOUND', `no chain ${hidden} on this node`, { chainId: hidden });
         }
         const started = Date.now();
         const exp = principal.claims.exp;
