@@ -4,6 +4,7 @@
 // arrays and mappings in side tables, EVM contracts with INDEX_EVM; errors are
 // JSON bodies with stable codes; random query strings never make a 500.
 import fc from 'fast-check';
+import pg from 'pg';
 import { api, devToken, startTestNode, type TestNode } from './harness.js';
 
 const NODE_START_MS = 180_000;
@@ -192,5 +193,37 @@ describe('cirrus on a node', () => {
       }),
       { numRuns: 300 },
     );
+  });
+  test("the gateway reads cirrus's schema itself, as the read-only role, which can read nothing else and write nothing", async () => {
+    // the launcher made the role and gave the gateway its URL; cirrus granted it the schema
+    expect(node.cirrusReadDatabaseUrl).toMatch(/^postgres:\/\/cirrus_reader:/);
+    const admin = new pg.Client({ connectionString: node.databaseUrl });
+    const reader = new pg.Client({ connectionString: node.cirrusReadDatabaseUrl! });
+    await admin.connect();
+    await reader.connect();
+    try {
+      // the searches above went through the gateway's own connections, not cirrus
+      await search(`Acme-Shelf?address=eq.${shelf}&select=owner`, (rows) => rows.length === 1);
+      const { rows } = await admin.query<{ usename: string }>("SELECT DISTINCT usename FROM pg_stat_activity WHERE application_name LIKE 'gateway-cirrus-read%'");
+      expect(rows).toEqual([{ usename: 'cirrus_reader' }]);
+      const sqlName = (await reader.query<{ sql_name: string }>("SELECT sql_name FROM cirrus.names WHERE api_name = 'Acme-Shelf'")).rows[0].sql_name;
+      const refusal = async (sql: string) => reader.query(sql).then(() => 'ok', (err: { code?: string }) => err.code);
+      await reader.query('SET default_transaction_read_only = off');
+      expect(await refusal(`UPDATE cirrus.${sqlName} SET block_number = 0`)).toBe('42501');
+      expect(await refusal(`DELETE FROM cirrus.names`)).toBe('42501');
+      expect(await refusal('CREATE TABLE cirrus.x (y text)')).toBe('42501');
+      // every other service's schema is closed to it
+      for (const schema of ['vault', 'tx', 'chains']) {
+        const table = (await admin.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = $1 LIMIT 1', [schema])).rows[0].t;
+        expect([schema, await refusal(`SELECT * FROM ${schema}.${table} LIMIT 1`)]).toEqual([schema, '42501']);
+      }
+      expect((await search(`Acme-Shelf?address=eq.${shelf}&select=owner`)).body).toEqual([{ owner: 'carol' }]);
+      // /ready counts the read model as part of cirrus's check
+      const ready = await fetch(`${node.gatewayUrl}/ready`);
+      expect(((await ready.json()) as any).checks.cirrus).toBe(true);
+    } finally {
+      await reader.end();
+      await admin.end();
+    }
   });
 });

@@ -26,7 +26,7 @@ export function busViolations(logs: string[]): string[] {
 /** the caller's environment without what would point a test's node at the caller's own services */
 export function isolatedEnv(): Record<string, string | undefined> {
   const base: Record<string, string | undefined> = { ...process.env };
-  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_NAME', 'NODE_ORG', 'NETWORK_REPLICAS']) delete base[name];
+  for (const name of ['NATS_URL', 'DATABASE_URL', 'CIRRUS_READ_DATABASE_URL', 'CIRRUS_READ_ROLE', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST', 'NODE_NAME', 'NODE_ORG', 'NETWORK_REPLICAS']) delete base[name];
   return base;
 }
 

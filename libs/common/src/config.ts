@@ -30,6 +30,15 @@ export interface NodeConfig {
   natsCredentialsDir: string | null;
   /** unset: the launcher starts an embedded PostgreSQL */
   databaseUrl: string | null;
+  /**
+   * CIRRUS_READ_DATABASE_URL: the gateway answers `/cirrus/search` itself,
+   * reading cirrus's schema as a read-only role (docs/architecture.md "State
+   * and storage"); unset: it asks cirrus over NATS. `npm start` sets it for
+   * the embedded PostgreSQL.
+   */
+  cirrusReadDatabaseUrl: string | null;
+  /** CIRRUS_READ_ROLE: the role cirrus grants read access to its schema (the role of CIRRUS_READ_DATABASE_URL); unset: none */
+  cirrusReadRole: string | null;
   /** unset: the development identity provider */
   oauthDiscoveryUrl: string | null;
   oauthAudience: string | null;
@@ -263,6 +272,14 @@ function list(env: Env, name: string): string[] {
     .filter((s) => s !== '');
 }
 
+/** A PostgreSQL role the services splice into GRANT: a plain lower-case identifier. */
+function roleName(env: Env, name: string): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw)) throw new ConfigError(name, `expected a plain role name (lower-case letters, digits, _), got "${raw}"`);
+  return raw;
+}
+
 /** An nkey seed's text: `S`, then 57 base32 characters. */
 const NKEY_SEED = /^S[A-Z2-7]{57}$/;
 
@@ -323,6 +340,8 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     natsCredentials: seedOrFile(env, 'NATS_CREDENTIALS'),
     natsCredentialsDir: optional(env, 'NATS_CREDENTIALS_DIR'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    cirrusReadDatabaseUrl: url(env, 'CIRRUS_READ_DATABASE_URL', ['postgres:', 'postgresql:']),
+    cirrusReadRole: roleName(env, 'CIRRUS_READ_ROLE'),
     oauthDiscoveryUrl: url(env, 'OAUTH_DISCOVERY_URL', ['http:', 'https:']),
     oauthAudience: optional(env, 'OAUTH_AUDIENCE'),
     oauthUsernameClaims: usernameClaim ? [usernameClaim] : ['preferred_username', 'sub'],

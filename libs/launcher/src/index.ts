@@ -1,13 +1,13 @@
 export { freePort, waitForPort } from './ports.js';
 export { NETWORK_CLUSTER_NAME, NETWORK_ROUTE_USER, ensureNatsServer, natsServerConfig, networkReplicas, startNats } from './nats.js';
 export type { NatsClusterOptions, NatsOptions, RunningNats } from './nats.js';
-export { LOCATION_FILE, RELOCATION_BASES, createDatabaseIfMissing, postgresClusterDir, removeDataDir, removePostgresFiles, startPostgres } from './postgres.js';
+export { LOCATION_FILE, RELOCATION_BASES, createDatabaseIfMissing, createReadRole, postgresClusterDir, removeDataDir, removePostgresFiles, startPostgres } from './postgres.js';
 export type { PostgresOptions, RunningPostgres } from './postgres.js';
 export { startTestInfra } from './testing.js';
 export type { TestInfra } from './testing.js';
 export { supervise } from './supervisor.js';
 export type { Supervised, SupervisedOptions } from './supervisor.js';
-export { NODE_SERVICES, REPO_ROOT, serviceEntry, startNode } from './node.js';
+export { CIRRUS_READ_ROLE, NODE_SERVICES, REPO_ROOT, serviceEntry, startNode } from './node.js';
 export { BUILD_DIR, builtEntry } from './build.js';
 export { memoryEnv } from './memory.js';
 export { startNetwork } from './network.js';

@@ -16,6 +16,9 @@ import { memoryEnv } from './memory.js';
 import { waitForPort } from './ports.js';
 import { supervise, type Supervised } from './supervisor.js';
 
+/** The read-only role the gateway reads cirrus's schema as, in the embedded PostgreSQL (docs/architecture.md "State and storage"). */
+export const CIRRUS_READ_ROLE = 'cirrus_reader';
+
 /** The node's services, in start order; the gateway last, as it routes to the others. */
 export const NODE_SERVICES = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'files', 'gateway'] as const;
 
@@ -56,6 +59,8 @@ export interface RunningNode {
   /** a bus user's credentials, for tools that watch the node (`observer`) */
   busCredentials(user: BusUser): BusCredentials;
   databaseUrl: string;
+  /** the gateway's URL of the database as the read role (CIRRUS_READ_DATABASE_URL), null when it asks cirrus over NATS */
+  cirrusReadDatabaseUrl: string | null;
   /** the supervised processes by name (`idp`, `object-store` when embedded, and each of NODE_SERVICES) */
   processes: ReadonlyMap<string, Supervised>;
   /** the embedded NATS server (null with NATS_URL): a test kills it and starts it again on the same port and store */
@@ -130,10 +135,17 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       options.onLine('launcher', `NATS_URL: the services connect with the nkeys in ${natsCredentialsDir}; the server must have the accounts in ${file}`);
     }
     let databaseUrl = config.databaseUrl;
+    // the gateway's read path (docs/architecture.md "State and storage"): cirrus grants its schema to the
+    // read role, the gateway reads as it. An existing database (DATABASE_URL) has them from the operator, or not at all.
+    let cirrusRead: { CIRRUS_READ_ROLE?: string; CIRRUS_READ_DATABASE_URL?: string } = {
+      ...(config.cirrusReadRole ? { CIRRUS_READ_ROLE: config.cirrusReadRole } : {}),
+      ...(config.cirrusReadDatabaseUrl ? { CIRRUS_READ_DATABASE_URL: config.cirrusReadDatabaseUrl } : {}),
+    };
     if (!databaseUrl) {
       const postgres: RunningPostgres = await startPostgres({ dataDir, onLog: (line) => options.onLine('postgres', line) });
       stops.push(() => postgres.stop());
       databaseUrl = await postgres.createDatabase('platform');
+      cirrusRead = { CIRRUS_READ_ROLE: CIRRUS_READ_ROLE, CIRRUS_READ_DATABASE_URL: await postgres.createReadRole(CIRRUS_READ_ROLE, 'platform') };
     }
 
     const run = async (name: string, entry: string, env: Record<string, string | undefined>, firstArgs?: string[]): Promise<Supervised> => {
@@ -169,8 +181,10 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       await waitForPort('127.0.0.1', config.files.s3.embeddedPort, 60_000);
     }
 
+    // each service sees only its own side of the read path: cirrus the role's name, the gateway its URL (a password)
+    const { CIRRUS_READ_ROLE: _role, CIRRUS_READ_DATABASE_URL: _url, ...envWithoutRead } = env;
     const serviceEnv = {
-      ...env,
+      ...envWithoutRead,
       DATA_DIR: dataDir,
       NATS_URL: natsUrl,
       DATABASE_URL: databaseUrl,
@@ -181,7 +195,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     const caEnv = { NODE_CA_CERT: chain.ca.cert, NODE_CA_KEY: chain.ca.key };
     for (const service of NODE_SERVICES) {
       const firstArgs = service === 'cirrus' && options.reindex ? ['--reindex'] : undefined;
-      const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...(service === 'vault' ? caEnv : {}) };
+      const readEnv = service === 'cirrus' && cirrusRead.CIRRUS_READ_ROLE ? { CIRRUS_READ_ROLE: cirrusRead.CIRRUS_READ_ROLE } : service === 'gateway' && cirrusRead.CIRRUS_READ_DATABASE_URL ? { CIRRUS_READ_DATABASE_URL: cirrusRead.CIRRUS_READ_DATABASE_URL } : {};
+      const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...readEnv, ...(service === 'vault' ? caEnv : {}) };
       await run(service, serviceEntry(service), env, firstArgs);
     }
 
@@ -200,6 +215,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       natsCredentialsDir,
       busCredentials: (user) => readBusCredentials(natsCredentialsDir, user),
       databaseUrl,
+      cirrusReadDatabaseUrl: cirrusRead.CIRRUS_READ_DATABASE_URL ?? null,
       processes,
       nats: natsControl,
       stop: stopAll,

@@ -30,6 +30,12 @@ export interface RunningPostgres {
   urlFor(database: string): string;
   /** creates the database if it does not exist, returns its URL */
   createDatabase(database: string): Promise<string>;
+  /**
+   * A read-only login role for `database` (createReadRole): made or brought
+   * up to date, its password in `<DATA_DIR>/postgres-<role>.password`;
+   * returns the database's URL as that role.
+   */
+  createReadRole(role: string, database: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -79,6 +85,13 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
     async createDatabase(database: string) {
       await createDatabaseIfMissing(urlFor('postgres'), database);
       return urlFor(database);
+    },
+    async createReadRole(role: string, database: string) {
+      const file = join(dataDir, `postgres-${role}.password`);
+      if (!existsSync(file)) writeFileSync(file, randomBytes(18).toString('base64url'), { mode: 0o600 });
+      const rolePassword = readFileSync(file, 'utf8').trim();
+      await createReadRole(urlFor(database), role, rolePassword);
+      return `postgres://${role}:${encodeURIComponent(rolePassword)}@127.0.0.1:${port}/${database}`;
     },
     stop: stopServer,
   };
@@ -178,6 +191,42 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, database: 
         if (err?.code !== '42P04') throw err; // duplicate_database: another process won
       }
     }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A login role that can read and nothing else, for the database of
+ * `databaseUrl` (a superuser's URL): no superuser, database or role creation,
+ * replication or row-security bypass, no inherited privileges, at most 64
+ * connections, every session read-only by default
+ * (`default_transaction_read_only`), no temporary tables and no CREATE in
+ * `public` (both revoked from PUBLIC in this database). It is granted nothing
+ * here: the owner of a schema grants it what it may read (cirrus: its schema,
+ * @platform/cirrus-read `grantReadAccess`). Made when missing, its
+ * attributes and password set again at every start.
+ */
+export async function createReadRole(databaseUrl: string, role: string, password: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role)) throw new Error(`invalid role name ${role}`);
+  if (!/^[A-Za-z0-9_-]+$/.test(password)) throw new Error('a read role password is base64url text');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const database = (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db;
+    const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+    if (exists.rowCount === 0) {
+      try {
+        await client.query(`CREATE ROLE ${role}`);
+      } catch (err: any) {
+        if (err?.code !== '42710') throw err; // duplicate_object: another process won
+      }
+    }
+    await client.query(`ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 64 PASSWORD '${password}'`);
+    await client.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
+    await client.query(`REVOKE TEMPORARY ON DATABASE "${database}" FROM PUBLIC`);
+    await client.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    await client.query(`GRANT CONNECT ON DATABASE "${database}" TO ${role}`);
   } finally {
     await client.end();
   }

@@ -15,6 +15,8 @@ export interface PoolOptions {
   max?: number;
   /** false for writes whose loss in a database crash costs only a repeat: commits do not wait for the WAL flush */
   synchronousCommit?: boolean;
+  /** further settings of every session (`-c name=value` at connection): plain names and values only */
+  settings?: Record<string, string>;
   /**
    * An idle connection failed (the server restarted, an administrator ended
    * it): the pool has already dropped it and the next query opens another.
@@ -24,13 +26,20 @@ export interface PoolOptions {
 }
 
 export function createPool(databaseUrl: string, options: PoolOptions): Db {
+  const settings = { ...(options.synchronousCommit === false ? { synchronous_commit: 'off' } : {}), ...options.settings };
+  for (const [name, value] of Object.entries(settings)) {
+    if (!/^[a-z_.]+$/.test(name) || !/^[A-Za-z0-9_.-]+$/.test(value)) throw new Error(`not a plain setting: ${name}=${value}`);
+  }
+  const sessionOptions = Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value}`)
+    .join(' ');
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.max ?? 10,
     // a bounded wait for a connection, so that requests fail with 503 when the database is down instead of hanging
     connectionTimeoutMillis: 5_000,
     application_name: options.applicationName,
-    ...(options.synchronousCommit === false ? { options: '-c synchronous_commit=off' } : {}),
+    ...(sessionOptions ? { options: sessionOptions } : {}),
   });
   pool.on('error', (err) => options.onIdleError?.(err));
   return pool;

@@ -3,6 +3,7 @@
 //   planQuery(ast, catalogue, {table, visibleChains})  → QueryPlan (or a 400/404)
 //   runQuery(knex or pg, plan)                         → {rows, total, status, contentRange}
 //   toJson(rows)                                       → the response body
+//   runQueryJson(knex or pg, plan)                     → {json, total, status, contentRange}: the body written from the database's values
 // See README.md for the grammar and the semantics pinned.
 export type {
   ComparisonOperator,
@@ -24,8 +25,8 @@ export type { Catalogue, CatalogueColumn, CatalogueRelation, CatalogueTable, Col
 export { planQuery } from './plan/plan.js';
 export type { PlanOptions, QueryPlan } from './plan/plan.js';
 export type { OutputColumn, OutputKind } from './plan/select.js';
-export { nativeStatement, runQuery } from './run.js';
-export type { Database, JsonValue, PgQueryable, QueryResult, Row } from './run.js';
+export { nativeStatement, runQuery, runQueryJson } from './run.js';
+export type { Database, JsonQueryResult, JsonValue, PgQueryable, QueryResult, Row, RunOptions } from './run.js';
 export { rangeAnswer } from './range.js';
 export type { RangeAnswer } from './range.js';
 export { jsonNumber, jsonText, parseJson, toJson } from './json.js';

@@ -3,7 +3,9 @@
 // only strings, booleans, null, LosslessNumbers, arrays and plain objects, and
 // this is on every response's path.
 import { LosslessNumber, isLosslessNumber, parse as parseLossless } from 'lossless-json';
-import type { JsonValue, Row } from './run.js';
+
+export type JsonValue = string | boolean | null | LosslessNumber | JsonValue[] | { [key: string]: JsonValue };
+export type Row = Record<string, JsonValue>;
 
 function value(v: JsonValue): string {
   if (v === null) return 'null';

@@ -10,6 +10,7 @@
 // them) become strings, as PostgreSQL's json writes them.
 import type { Knex } from 'knex';
 import { LosslessNumber, isNumber, parse as parseLossless } from 'lossless-json';
+import { jsonText, type JsonValue, type Row } from './json.js';
 import type { OutputKind } from './plan/select.js';
 import type { QueryPlan } from './plan/plan.js';
 import { toNative } from './plan/sql.js';
@@ -17,8 +18,7 @@ import { type RangeAnswer, rangeAnswer } from './range.js';
 import { badQuery } from './errors.js';
 import type { PlatformError } from '@platform/common';
 
-export type JsonValue = string | boolean | null | LosslessNumber | JsonValue[] | { [key: string]: JsonValue };
-export type Row = Record<string, JsonValue>;
+export type { JsonValue, Row };
 
 export interface QueryResult extends RangeAnswer {
   readonly rows: Row[];
@@ -52,7 +52,8 @@ const SHAPERS: Record<OutputKind, (value: unknown) => JsonValue> = {
  * package does not depend on pg itself.
  */
 export interface PgQueryable {
-  query(config: { text: string; values: unknown[]; rowMode: 'array' }): Promise<{ rows: unknown[][] }>;
+  /** `name`: a prepared statement of that name (runQueryJson's option) */
+  query(config: { text: string; values: unknown[]; rowMode: 'array'; name?: string }): Promise<{ rows: unknown[][] }>;
 }
 
 export type Database = Knex | Knex.Transaction | PgQueryable;
@@ -61,17 +62,27 @@ function isKnex(db: Database): db is Knex | Knex.Transaction {
   return typeof (db as Knex).raw === 'function';
 }
 
-async function arrayRows(db: Database, sql: string, bindings: readonly unknown[]): Promise<unknown[][]> {
+/** a plan's statement in pg's form, made once per plan (plans are remembered and run again) */
+const nativeTexts = new WeakMap<QueryPlan, string>();
+
+function nativeText(plan: QueryPlan, sql: string): string {
+  if (sql !== plan.sql) return toNative(sql);
+  let text = nativeTexts.get(plan);
+  if (text === undefined) nativeTexts.set(plan, (text = toNative(sql)));
+  return text;
+}
+
+async function arrayRows(db: Database, plan: QueryPlan, sql: string, bindings: readonly unknown[], name?: string): Promise<unknown[][]> {
   if (isKnex(db)) {
     const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ rowMode: 'array' });
     return (result as { rows: unknown[][] }).rows;
   }
-  return (await db.query({ text: toNative(sql), values: [...bindings], rowMode: 'array' })).rows;
+  return (await db.query({ text: nativeText(plan, sql), values: [...bindings], rowMode: 'array', ...(name === undefined ? {} : { name }) })).rows;
 }
 
 /** The plan's statement in pg's own form (`$1`, `$2`...) with its values: to run it without this library. */
 export function nativeStatement(plan: QueryPlan): { text: string; values: unknown[] } {
-  return { text: toNative(plan.sql), values: [...plan.bindings] };
+  return { text: nativeText(plan, plan.sql), values: [...plan.bindings] };
 }
 
 /** Runs a plan on a knex (pool or transaction) or a pg client, and shapes the rows. */
@@ -95,9 +106,9 @@ function castFault(err: unknown, plan: QueryPlan): PlatformError | null {
   return badQuery(`the select's casts (${plan.casts.join(', ')}) cannot be applied to the values they read: ${reason}`, { casts: plan.casts, sqlState: code });
 }
 
-async function statementRows(db: Database, plan: QueryPlan, text: string, bindings: readonly unknown[]): Promise<unknown[][]> {
+async function statementRows(db: Database, plan: QueryPlan, text: string, bindings: readonly unknown[], name?: string): Promise<unknown[][]> {
   try {
-    return await arrayRows(db, text, bindings);
+    return await arrayRows(db, plan, text, bindings, name);
   } catch (err) {
     throw castFault(err, plan) ?? err;
   }
@@ -116,4 +127,82 @@ export async function runQuery(db: Database, plan: QueryPlan): Promise<QueryResu
     total = Number(raw.length > 0 ? raw[0][plan.columns.length] : (await statementRows(db, plan, plan.countSql!, plan.countBindings))[0][0]);
   }
   return { rows, total, ...rangeAnswer(plan.offset, plan.limit, rows.length, total) };
+}
+
+export interface JsonQueryResult extends RangeAnswer {
+  /** the response body: exactly `toJson(runQuery(db, plan).rows)` */
+  readonly json: string;
+  readonly total: number | null;
+}
+
+/** How one plan's rows are written: the object keys in the order a row object would list them, each with the column giving its value. */
+interface Layout {
+  /** `"key":` (with the comma before every key but the first) */
+  readonly prefixes: readonly string[];
+  readonly indexes: readonly number[];
+  readonly writers: ReadonlyArray<(value: unknown) => string>;
+}
+
+const WRITERS: Record<OutputKind, (value: unknown) => string> = {
+  text: (v) => (v === null || v === undefined ? 'null' : JSON.stringify(String(v))),
+  boolean: (v) => (v === null || v === undefined ? 'null' : v ? 'true' : 'false'),
+  numeric: (v) => {
+    if (v === null || v === undefined) return 'null';
+    const text = String(v);
+    return isNumber(text) ? text : JSON.stringify(text);
+  },
+  count: (v) => WRITERS.numeric(v),
+  json: (v) => (v === null || v === undefined ? 'null' : jsonText(json(v))),
+};
+
+const layouts = new WeakMap<QueryPlan, Layout>();
+
+function layoutOf(plan: QueryPlan): Layout {
+  let layout = layouts.get(plan);
+  if (layout) return layout;
+  // the row object runQuery makes (Object.fromEntries): a key named twice keeps its first place and
+  // its last value, and integer-like keys come first in ascending order, as every JS object lists them
+  const last = Object.fromEntries(plan.columns.map((c, i) => [c.key, i])) as Record<string, number>;
+  const keys = Object.keys(last);
+  layout = {
+    prefixes: keys.map((key, i) => (i > 0 ? ',' : '') + JSON.stringify(key) + ':'),
+    indexes: keys.map((key) => last[key]),
+    writers: keys.map((key) => WRITERS[plan.columns[last[key]].kind]),
+  };
+  layouts.set(plan, layout);
+  return layout;
+}
+
+export interface RunOptions {
+  /**
+   * run the page's statement as the prepared statement of this name (a pg
+   * client: parsed and planned once per connection, PostgreSQL then choosing
+   * between custom and generic plans as for any prepared statement). One name
+   * must always go with one statement text: the caller keeps that registry.
+   */
+  statementName?: string;
+}
+
+/**
+ * runQuery, with the response body written straight from the database's
+ * values: no row objects, no LosslessNumbers, the same text as
+ * `toJson(rows)` byte for byte (test/json-direct.test.ts). The path every
+ * search answers by.
+ */
+export async function runQueryJson(db: Database, plan: QueryPlan, options: RunOptions = {}): Promise<JsonQueryResult> {
+  const raw = await statementRows(db, plan, plan.sql, plan.bindings, options.statementName);
+  const { prefixes, indexes, writers } = layoutOf(plan);
+  let out = '[';
+  for (let r = 0; r < raw.length; r++) {
+    const values = raw[r];
+    out += r > 0 ? ',{' : '{';
+    for (let k = 0; k < prefixes.length; k++) out += prefixes[k] + writers[k](values[indexes[k]]);
+    out += '}';
+  }
+  out += ']';
+  let total: number | null = null;
+  if (plan.count) {
+    total = Number(raw.length > 0 ? raw[0][plan.columns.length] : (await statementRows(db, plan, plan.countSql!, plan.countBindings))[0][0]);
+  }
+  return { json: out, total, ...rangeAnswer(plan.offset, plan.limit, raw.length, total) };
 }

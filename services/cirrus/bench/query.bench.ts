@@ -22,7 +22,7 @@ import { CIRRUS, call, connectBus } from '@platform/bus';
 import { createLogger } from '@platform/common';
 import { freePort, measureConcurrent, startNode } from '@platform/launcher';
 import { nativeStatement, parseQuery, planQuery, catalogueOf } from '@platform/query';
-import { catalogueTable, resolveTable } from '../src/search.js';
+import { catalogueTable, resolveTable } from '@platform/cirrus-read';
 
 export interface BenchResult {
   name: string;

@@ -5,6 +5,7 @@
 // the consumer's progress; the indexed
 // tables themselves (`cirrus.c_<n>`) are created by the indexer as contracts
 // appear, never named after anything a user wrote.
+import { CATALOGUE_CHANNEL, grantReadAccess } from '@platform/cirrus-read';
 import { createPool as createPgPool, dropSchema, inTransaction, migrateSchema, type Db, type Migration } from '@platform/pg';
 
 export { inTransaction, type Client, type Db } from '@platform/pg';
@@ -88,13 +89,25 @@ const SCHEMA = { schema: 'cirrus', lock: MIGRATION_LOCK, migrations: MIGRATIONS 
  * Brings the schema up to date; answers whether the read model must be
  * rebuilt from the stream (a migration changed its shape on an existing
  * schema: the schema was dropped and created anew, the caller replays `exec.*`).
+ * With `readRole`, that role is granted read access to the schema and every
+ * table in it, present and future (@platform/cirrus-read `grantReadAccess`),
+ * in the same transaction, under the same lock.
  */
-export async function migrate(pool: Db): Promise<{ rebuild: boolean }> {
-  const { rebuilt } = await inTransaction(pool, (client) => migrateSchema(client, SCHEMA));
+export async function migrate(pool: Db, options: { readRole?: string | null } = {}): Promise<{ rebuild: boolean }> {
+  const { rebuilt } = await inTransaction(pool, async (client) => {
+    const result = await migrateSchema(client, SCHEMA);
+    if (options.readRole) await grantReadAccess(client, options.readRole);
+    // readers (other instances, the gateway) forget the tables they knew: they are gone
+    if (result.rebuilt) await client.query(`NOTIFY ${CATALOGUE_CHANNEL}`);
+    return result;
+  });
   return { rebuild: rebuilt };
 }
 
 /** The read model gone: the schema dropped and created empty (for a rebuild from the stream). */
 export async function dropReadModel(pool: Db): Promise<void> {
-  await inTransaction(pool, (client) => dropSchema(client, SCHEMA));
+  await inTransaction(pool, async (client) => {
+    await dropSchema(client, SCHEMA);
+    await client.query(`NOTIFY ${CATALOGUE_CHANNEL}`);
+  });
 }

@@ -9,7 +9,7 @@ import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, EXEC_MAX_IN_FLIGHT, appliedSequence, startIndexer } from './consumer.js';
 import { createPool, dropReadModel, migrate } from './db.js';
-import { TableResolver, search } from './search.js';
+import { TableResolver, search } from '@platform/cirrus-read';
 
 export { CIRRUS_CONSUMER, appliedSequence } from './consumer.js';
 export { formatTimestamp } from './indexer.js';
@@ -21,6 +21,12 @@ export interface CirrusOptions {
   /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
   natsCredentials?: BusCredentials | null;
   databaseUrl: string;
+  /**
+   * the read-only role other processes read the schema as (CIRRUS_READ_ROLE:
+   * the gateway's read path): granted USAGE and SELECT on the schema and on
+   * every table in it, present and future, at every start; null: none
+   */
+  readRole?: string | null;
   /** how long an exec message may stay unacknowledged before redelivery; default EXEC_ACK_WAIT_MS (5 s) */
   execAckWaitMs?: number;
   /** drop the read model and rebuild it from the first message of `exec.*` (run with no other instance) */
@@ -63,7 +69,7 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
       await dropReadModel(pool);
       logger.info('reindex: the read model was dropped; it is rebuilt from the first execution result');
     }
-    const { rebuild } = await migrate(pool);
+    const { rebuild } = await migrate(pool, { readRole: options.readRole ?? null });
     if (rebuild) logger.info('the read model changed shape; it is rebuilt from the first execution result');
     const ackWaitMs = options.execAckWaitMs ?? EXEC_ACK_WAIT_MS;
     // an empty model — a first start, a reindex, a rebuild, or a crash in the

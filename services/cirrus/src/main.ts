@@ -11,7 +11,7 @@ const logger = createLogger('cirrus', config.logLevel);
 try {
   // `--reindex`: drop the read model and rebuild it from the stream (no other instance running)
   const reindex = process.argv.includes('--reindex');
-  const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'cirrus', seed: config.natsCredentials }, databaseUrl: config.databaseUrl, reindex });
+  const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'cirrus', seed: config.natsCredentials }, databaseUrl: config.databaseUrl, readRole: config.cirrusReadRole, reindex });
   stopOnSignals(logger, () => cirrus.stop());
 } catch (err) {
   logger.fatal({ err }, 'cirrus could not start');

@@ -4,45 +4,25 @@
 // answers to the API names of `cirrus.names`. API names never reach SQL:
 // tables are `c_<n>`, variable columns `v_<n>`, event argument columns
 // `a_<n>`, so PostgreSQL's 63-byte limit and quoting never concern users.
-import type { ColumnType } from '@platform/query';
+import { CATALOGUE_CHANNEL, qualified, type CatalogueVar, type ColumnDef, type TableRec as CatalogueRec } from '@platform/cirrus-read';
 import type { Client } from './db.js';
 import { namesOf, type TableKind } from './naming.js';
 import { SQL_TYPE, columnTypeOf, sameShape, type Shape } from './shapes.js';
 
 export type { TableKind } from './naming.js';
-
-/** where a column's value comes from */
-export type ColumnOrigin = 'inherited' | 'var' | 'mapping' | 'arg' | 'id' | 'key' | 'index' | 'value';
-export type ColumnDef = readonly [api: string, sql: string, type: ColumnType, origin: ColumnOrigin];
+// the catalogue's format and schema are shared with the read path (@platform/cirrus-read)
+export { CATALOGUE_CHANNEL, SCHEMA, qualified, type ColumnDef, type ColumnOrigin } from '@platform/cirrus-read';
 
 /** A state variable of a contract table: its column (scalars, structs, mappings' 40 zeros) and/or its side table (arrays, mappings). */
-export interface VarDef {
-  name: string;
+export interface VarDef extends CatalogueVar {
   shape: Shape;
-  column?: string;
-  side?: string;
-  /** a contract-typed variable: the contract's name (its rows embed as `<ref>(…)`) */
-  ref?: string;
 }
 
 /** A variable of an upload: its name, shape and, when contract-typed, the contract's name. */
 export type NewVar = readonly [name: string, shape: Shape, ref?: string];
 
-export interface TableRec {
-  sqlName: string;
-  family: string;
-  version: number;
-  kind: TableKind;
-  /** event name, or the variable of a side table */
-  member: string;
-  /** the bare contract name */
-  contract: string;
-  columns: ColumnDef[];
-  vars: VarDef[];
-}
-
-export const SCHEMA = 'cirrus';
-export const qualified = (sqlName: string): string => `${SCHEMA}.${sqlName}`;
+/** An indexed table's record as the indexer keeps it: the catalogue's, with each variable's shape. */
+export type TableRec = CatalogueRec<VarDef>;
 
 /** The spec's inherited columns of contract and history tables, in this order. */
 export const INHERITED: readonly ColumnDef[] = [
@@ -102,27 +82,9 @@ const SELECT = 'SELECT t.sql_name, t.family, t.version, t.kind, t.member, t.cont
 
 type Queryable = Pick<Client, 'query'>;
 
-/** The table an exact API name designates. */
-export async function tableNamed(db: Queryable, apiName: string): Promise<TableRec | undefined> {
-  const { rows } = await db.query<Row>(`${SELECT} JOIN cirrus.names n ON n.sql_name = t.sql_name WHERE n.api_name = $1`, [apiName]);
-  return rows[0] ? fromRow(rows[0]) : undefined;
-}
-
-/** The families whose contract tables hold contracts of this (bare) name. */
-export async function familiesOf(db: Queryable, contract: string): Promise<string[]> {
-  const { rows } = await db.query<{ family: string }>("SELECT DISTINCT family FROM cirrus.tables WHERE contract = $1 AND kind = 'contract' ORDER BY family", [contract]);
-  return rows.map((r) => r.family);
-}
-
 /** The contract tables of a family, newest version first. */
 export async function familyVersions(db: Queryable, family: string): Promise<TableRec[]> {
   const { rows } = await db.query<Row>(`${SELECT} WHERE t.family = $1 AND t.kind = 'contract' ORDER BY t.version DESC`, [family]);
-  return rows.map(fromRow);
-}
-
-/** The contract tables holding contracts of this (bare) name: every family, each family's newest version first. */
-export async function contractTablesOf(db: Queryable, contract: string): Promise<TableRec[]> {
-  const { rows } = await db.query<Row>(`${SELECT} WHERE t.contract = $1 AND t.kind = 'contract' ORDER BY t.family, t.version DESC`, [contract]);
   return rows.map(fromRow);
 }
 
@@ -131,9 +93,6 @@ export async function tablesBySqlName(db: Queryable, sqlNames: string[]): Promis
   const { rows } = await db.query<Row>(`${SELECT} WHERE t.sql_name = ANY($1)`, [sqlNames]);
   return rows.map(fromRow);
 }
-
-/** The channel on which a committed change of the catalogue is announced (PostgreSQL delivers it at commit). */
-export const CATALOGUE_CHANNEL = 'cirrus_catalogue';
 
 async function notifyCatalogueChanged(client: Queryable): Promise<void> {
   // several in one transaction are delivered as one

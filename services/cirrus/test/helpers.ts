@@ -98,7 +98,8 @@ export class Harness {
   databaseUrl!: string;
   published = 0;
 
-  async start(database: string, options: Partial<CirrusOptions> = {}): Promise<void> {
+  /** `beforeCirrus`: what must exist before cirrus starts (a read role it grants its schema to) */
+  async start(database: string, options: Partial<CirrusOptions> = {}, beforeCirrus?: () => Promise<void>): Promise<void> {
     this.infra = await startTestInfra({ nats: true, postgres: true });
     this.databaseUrl = await this.infra.postgres!.createDatabase(database);
     this.db = new pg.Pool({ connectionString: this.databaseUrl });
@@ -108,6 +109,7 @@ export class Harness {
     this.jsm = await jetstreamManager(this.nc);
     await ensureStream(this.jsm, STREAMS.exec);
     this.js = jetstream(this.nc);
+    await beforeCirrus?.();
     await this.startCirrus(options);
   }
 

@@ -1,6 +1,8 @@
 // The gateway: the node's only HTTP entrance for the spec's endpoints. It
 // authenticates, validates and routes each request to the service that owns
-// it over NATS; it never touches a database.
+// it over NATS. It owns no database; the one exception is `/cirrus/search`,
+// answered here by reading cirrus's schema as a read-only role when
+// CIRRUS_READ_DATABASE_URL is set (routes/cirrus.ts, docs/architecture.md).
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -8,6 +10,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Logger, NodeConfig } from '@platform/common';
 import type { TokenVerifier } from '@platform/auth';
 import type { NatsConnection, ServiceName } from '@platform/bus';
+import { startCirrusReader } from '@platform/cirrus-read';
 import { requireToken } from './auth.js';
 import { installBodyParsers } from './body.js';
 import { installRequestDeadline } from './deadline.js';
@@ -26,7 +29,8 @@ import { TX_RESULT_SCHEMA, transactionRoutes } from './routes/transactions.js';
 import { ResolveHub } from './resolve.js';
 
 export interface GatewayDeps {
-  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> & Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl' | 'files' | 'events' | 'dashboardClientId'>>;
+  config: Pick<NodeConfig, 'bodyLimit' | 'resolveTimeoutMs' | 'identityAutoEnroll' | 'nodeOrg' | 'adminUsers'> &
+    Partial<Pick<NodeConfig, 'oauthAllowNoExp' | 'host' | 'port' | 'vaultPort' | 'oauthDiscoveryUrl' | 'files' | 'events' | 'dashboardClientId' | 'cirrusReadDatabaseUrl'>>;
   logger: Logger;
   nc: NatsConnection;
   verifier: TokenVerifier;
@@ -109,6 +113,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addSchema(TX_RESULT_SCHEMA);
   const hub = new ResolveHub(deps.nc, deps.logger);
   app.addHook('onClose', async () => hub.close());
+  // `/cirrus/search` read here, as the read-only role, when the node gives its URL
+  const cirrusReader = deps.config.cirrusReadDatabaseUrl ? startCirrusReader({ databaseUrl: deps.config.cirrusReadDatabaseUrl, logger: deps.logger, applicationName: 'gateway-cirrus-read' }) : undefined;
+  if (cirrusReader) app.addHook('onClose', async () => cirrusReader.stop());
 
   await app.register(swagger, {
     openapi: {
@@ -121,14 +128,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  installObservability(app, { nc: deps.nc, verifier: deps.verifier, services: ROUTED_SERVICES, filesUrl: deps.config.files?.url ?? undefined });
+  installObservability(app, { nc: deps.nc, verifier: deps.verifier, services: ROUTED_SERVICES, filesUrl: deps.config.files?.url ?? undefined, ...(cirrusReader ? { cirrusReader } : {}) });
 
   // every spec endpoint: behind the token check
   await app.register(async (platform) => {
     requireToken(platform, deps.verifier, { allowNoExp: deps.config.oauthAllowNoExp ?? false });
     keyRoutes(platform, { nc: deps.nc, hub, config: deps.config });
     x509Routes(platform, { nc: deps.nc, config: deps.config });
-    cirrusRoutes(platform, deps.nc);
+    cirrusRoutes(platform, { nc: deps.nc, logger: deps.logger, reader: cirrusReader });
     transactionRoutes(platform, { nc: deps.nc, hub, resolveTimeoutMs: deps.config.resolveTimeoutMs });
     chainInfoRoutes(platform, deps.nc);
     chainRoutes(platform, deps.nc);

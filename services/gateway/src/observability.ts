@@ -14,6 +14,8 @@ export interface ReadinessDeps {
   services: ServiceName[];
   /** the files service's URL, when the gateway routes the file endpoints to it: it is on HTTP, not the bus */
   filesUrl?: string;
+  /** the read path of `/cirrus/search` (CIRRUS_READ_DATABASE_URL): `checks.cirrus` also needs the read model to be readable */
+  cirrusReader?: { ready(timeoutMs?: number): Promise<boolean> };
 }
 
 /** how long /ready and /metrics wait for the block service's view of its chains */
@@ -112,14 +114,17 @@ export function installObservability(app: FastifyInstance, deps: ReadinessDeps):
   const hidden = { schema: { hide: true } };
   app.get('/health', hidden, async () => ({ status: 'ok' }));
   app.get('/ready', hidden, async (_request, reply) => {
-    const [identityProvider, chains, files, ...instances] = await Promise.all([
+    const [identityProvider, chains, files, cirrusReadable, ...instances] = await Promise.all([
       deps.verifier.ready(),
       deps.services.includes('block') ? chainHealth() : Promise.resolve(null),
       deps.filesUrl ? filesAnswers(deps.filesUrl) : Promise.resolve(null),
+      deps.cirrusReader ? deps.cirrusReader.ready(500) : Promise.resolve(true),
       ...deps.services.map((name) => pingService(deps.nc, name, 500)),
     ]);
     const checks: Record<string, boolean> = { nats: !deps.nc.isClosed(), identityProvider };
     deps.services.forEach((name, i) => (checks[name] = (instances[i] ?? 0) > 0));
+    // the indexer answers, and (with the read path) its schema can be read as the read role: granted at cirrus's start
+    if ('cirrus' in checks) checks.cirrus &&= cirrusReadable;
     if (files !== null) checks.files = files;
     // per chain: a chain whose block loop keeps failing takes nothing in, whatever the services' pings say
     const perChain: Record<string, { height: number; progressing: boolean; reason?: string; since?: string; retries?: number }> = {};

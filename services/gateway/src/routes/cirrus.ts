@@ -1,16 +1,42 @@
 // Indexed contract data (spec "Indexed data queries"): PostgREST's query
 // language over every contract's table, its history, its events and the side
-// tables of its arrays and mappings. The
-// query string goes to cirrus as it came; cirrus parses, checks and runs it.
+// tables of its arrays and mappings. The query string is searched as it came,
+// by @platform/cirrus-read's search, in one of two places:
+// - with CIRRUS_READ_DATABASE_URL (`npm start` sets it), here: the gateway
+//   reads cirrus's schema as the read-only role, with the caller's visible
+//   chains (the chains service's answer, as cirrus asks it) — the one
+//   deliberate exception to "no service reads another's schema"
+//   (docs/architecture.md "State and storage"), taken because every query
+//   otherwise crossed the bus twice for work shorter than the crossing;
+// - without, over NATS: cirrus's `cirrus.search` runs the same search.
+// Either way the same answers, errors and statuses.
 import type { FastifyInstance } from 'fastify';
-import { CIRRUS, call, type NatsConnection } from '@platform/bus';
-import { PlatformError } from '@platform/common';
+import { CIRRUS, VisibleChains, call, type NatsConnection, type SearchRequest, type SearchResponse } from '@platform/bus';
+import { PlatformError, type Logger } from '@platform/common';
+import type { CirrusReader } from '@platform/cirrus-read';
 import { principalOf } from '../auth.js';
 
 const errorResponse = { $ref: 'ErrorBody#' } as const;
 const rows = { type: 'array', items: { type: 'object', additionalProperties: true } } as const;
 
-export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
+export interface CirrusRouteDeps {
+  nc: NatsConnection;
+  logger: Logger;
+  /** the read path; absent: cirrus answers over NATS */
+  reader?: CirrusReader | undefined;
+}
+
+export function cirrusRoutes(app: FastifyInstance, deps: CirrusRouteDeps): void {
+  const { nc, reader } = deps;
+  let search: (request: SearchRequest, requestId: string) => Promise<SearchResponse>;
+  if (reader) {
+    // the chains service's answer per user, remembered until its notice says visibility changed (and a second at most), as cirrus does
+    const visible = new VisibleChains(nc, deps.logger);
+    app.addHook('onClose', async () => visible.stop());
+    search = async (request, requestId) => reader.search(request, await visible.of(request, requestId));
+  } else {
+    search = (request, requestId) => call(nc, CIRRUS.search, request, { requestId });
+  }
   app.get<{ Params: { table: string } }>(
     '/cirrus/search/:table',
     {
@@ -29,7 +55,7 @@ export function cirrusRoutes(app: FastifyInstance, nc: NatsConnection): void {
       const { username, org } = principalOf(request);
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
       const prefer = request.headers.prefer;
-      const result = await call(nc, CIRRUS.search, { table: request.params.table, query, username, organization: org, ...(typeof prefer === 'string' ? { prefer } : {}) }, { requestId: request.id });
+      const result = await search({ table: request.params.table, query, username, organization: org, ...(typeof prefer === 'string' ? { prefer } : {}) }, request.id);
       // PostgREST answers a 416 with `Content-Range: */<total>` too: the error handler keeps the header
       if (result.contentRange) reply.header('content-range', result.contentRange);
       if (result.status === 416) throw new PlatformError('RANGE_NOT_SATISFIABLE', result.message ?? 'the requested range is not satisfiable', { contentRange: result.contentRange });

@@ -1,34 +1,20 @@
-// The query endpoint: the requested name is resolved to a table (an exact API
-// name, else a bare contract name standing for its only family the caller
-// may see: 409 when several such families have it), its catalogue entry read from `cirrus.tables`
-// (so tables and columns the indexer added are visible at once, on every
-// instance), then @platform/query parses, checks against it, plans with the
-// caller's visible chains, runs and shapes. Nothing of the request reaches
-// SQL but bound values.
+// A search: the requested name is resolved to a table (an exact API name,
+// else a bare contract name standing for its only family the caller may see:
+// 409 when several such families have it), its catalogue entry read from
+// `cirrus.tables` (so tables and columns the indexer added are visible at
+// once, on every instance and on every reader), then @platform/query parses,
+// checks against it, plans with the caller's visible chains, runs and shapes.
+// Nothing of the request reaches SQL but bound values. The same code answers
+// cirrus's `cirrus.search` endpoint and the gateway's read path.
 import pg from 'pg';
 import { PlatformError, type Logger } from '@platform/common';
-import { catalogueOf, columnsOf, parseQuery, planQuery, runQuery, toJson, type CatalogueRelation, type CatalogueTable, type OrderSpec, type SelectItem } from '@platform/query';
+import { catalogueOf, parseQuery, planQuery, runQueryJson, type CatalogueRelation, type CatalogueTable, type QueryPlan, type SelectItem } from '@platform/query';
 import type { SearchRequest, SearchResponse } from '@platform/bus';
-import type { Db } from './db.js';
 import { bareReadings } from './naming.js';
-import { CATALOGUE_CHANNEL, SCHEMA, contractTablesOf, familiesOf, qualified, tableNamed, type TableRec } from './tables.js';
+import { CATALOGUE_CHANNEL, catalogueTable, contractTablesOf, familiesOf, qualified, tableNamed, type TableRec } from './catalogue.js';
 
-const DEFAULT_ORDER: Record<TableRec['kind'], OrderSpec[]> = {
-  contract: [{ column: 'block_number' }, { column: 'address' }],
-  // most recent first; rows of one block in reverse transaction order (the write order)
-  history: [
-    { column: 'block_number', direction: 'desc' },
-    { column: 'h_seq', internal: true, direction: 'desc' },
-  ],
-  event: [{ column: 'id' }],
-  side: [{ column: 'address' }, { column: 'chainId' }],
-};
-
-export function catalogueTable(name: string, rec: TableRec, relations: readonly CatalogueRelation[] = []): CatalogueTable {
-  const columns = columnsOf(rec.columns.map(([api, sql, type]) => [api, sql, type] as const));
-  const defaultOrder = rec.kind === 'side' ? [...DEFAULT_ORDER.side, { column: rec.columns[2][0] }] : DEFAULT_ORDER[rec.kind];
-  return { name, sql: { schema: SCHEMA, name: rec.sqlName }, columns, chainColumn: 'chainId', defaultOrder, ...(relations.length ? { relations } : {}) };
-}
+/** What the searches read with: a pool (the LISTEN connection of TableResolver is its own). */
+export type Db = pg.Pool;
 
 const sharedStart = (a: string, b: string): number => {
   let i = 0;
@@ -266,32 +252,75 @@ export async function resolveTable(pool: Db, name: string, mayKnow: (rec: TableR
 }
 
 /**
- * Names resolved to tables, remembered while a connection LISTENs to the
- * catalogue's change notices (the indexer notifies in the transaction that
- * changes it; PostgreSQL delivers at commit). A notice clears everything; a
- * resolution that raced a notice is not remembered; without the listening
- * connection nothing is remembered, so a change is never missed.
+ * Names resolved to tables, and the plans of queries, remembered while a
+ * connection LISTENs to the catalogue's change notices (the indexer notifies
+ * in the transaction that changes it; PostgreSQL delivers at commit). A
+ * notice clears everything; a resolution or plan that raced a notice is not
+ * remembered; without the listening connection nothing is remembered, so a
+ * change is never missed. A plan also depends on the chains the tables it
+ * reads have rows on (rowChains, remembered ROW_CHAINS_TTL_MS): it is
+ * remembered no longer than the earliest of those it was made with.
  */
 const ROW_CHAINS_TTL_MS = 1_000;
+/** plans remembered at most (then all are forgotten, as a notice does); queries longer than MAX_PLAN_QUERY are planned every time */
+const MAX_PLANS = 2_000;
+const MAX_PLAN_QUERY = 2_048;
+/**
+ * Statements run as prepared statements (as PostgREST does), where the
+ * resolver is asked to (`prepare`): parsed and analysed once per connection
+ * instead of at every query, still planned for each query's values (custom
+ * plans). A statement's text
+ * depends on the query's shape, not its values, so a few names serve most
+ * queries; past this many texts, further ones run unprepared, which bounds
+ * what each connection keeps.
+ */
+const MAX_STATEMENTS = 256;
+
+/** The earliest moment a fact a plan was made from may have changed. */
+interface Freshness {
+  until: number;
+}
 
 export class TableResolver {
   private readonly cache = new Map<string, Designation>();
   private readonly chains = new Map<string, { chains: Promise<ReadonlySet<string> | undefined>; until: number }>();
+  private readonly plans = new Map<string, { plan: QueryPlan; generation: number; until: number }>();
+  /** statement text → its prepared statement's name (never reused for another text) */
+  private readonly statements = new Map<string, string>();
+  private statementsNamed = 0;
   private generation = 0;
   private listening = false;
   private listener: pg.Client | undefined;
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
 
+  private readonly applicationName: string;
+  private readonly prepare: boolean;
+
   constructor(
     private readonly pool: Db,
     private readonly databaseUrl: string,
     private readonly logger: Logger,
-  ) {}
+    options: {
+      /** the LISTEN connection's name in pg_stat_activity; default `cirrus-catalogue` */
+      applicationName?: string;
+      /**
+       * run queries as prepared statements (statementName); only on a pool
+       * whose sessions have `plan_cache_mode=force_custom_plan`: a generic
+       * plan, made once for every caller, can be ruinous for another (a
+       * private chain's few rows read through the plan of the main chain's
+       * many: seconds instead of a fraction of a millisecond)
+       */
+      prepare?: boolean;
+    } = {},
+  ) {
+    this.applicationName = options.applicationName ?? 'cirrus-catalogue';
+    this.prepare = options.prepare ?? false;
+  }
 
-  /** Connects and LISTENs; a failure here fails the start, later losses reconnect every second. */
+  /** Connects and LISTENs; a failure here fails the start (and is retried every second), later losses reconnect every second. */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: 'cirrus-catalogue' });
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: this.applicationName });
     const lost = (err?: unknown) => {
       if (this.listener !== client) return;
       this.listening = false;
@@ -339,6 +368,45 @@ export class TableResolver {
     this.generation++;
     this.cache.clear();
     this.chains.clear();
+    this.plans.clear();
+  }
+
+  /** The plan remembered for this key, while nothing it was made from may have changed. */
+  plan(key: string): QueryPlan | undefined {
+    if (!this.listening) return undefined;
+    const hit = this.plans.get(key);
+    if (!hit) return undefined;
+    if (hit.generation === this.generation && hit.until > Date.now()) return hit.plan;
+    this.plans.delete(key);
+    return undefined;
+  }
+
+  /** The prepared statement's name for a plan's statement, while fewer than MAX_STATEMENTS have one. */
+  statementName(sql: string): string | undefined {
+    if (!this.prepare) return undefined;
+    let name = this.statements.get(sql);
+    if (name === undefined && this.statements.size < MAX_STATEMENTS) {
+      name = `${this.applicationName.replace(/[^a-z0-9]/g, '_')}_q${++this.statementsNamed}`;
+      this.statements.set(sql, name);
+    }
+    return name;
+  }
+
+  /** A statement whose prepared form PostgreSQL refused: its text gets a new name (a new PREPARE) next time. */
+  forgetStatement(sql: string): void {
+    this.statements.delete(sql);
+  }
+
+  /** The catalogue's state a plan about to be made will reflect (pass it to remember). */
+  get catalogueGeneration(): number {
+    return this.generation;
+  }
+
+  /** Remembers a plan made at `generation` from facts fresh until `fresh.until`. */
+  remember(key: string, plan: QueryPlan, generation: number, fresh: Freshness): void {
+    if (!this.listening || generation !== this.generation || fresh.until <= Date.now()) return;
+    if (this.plans.size >= MAX_PLANS) this.plans.clear();
+    this.plans.set(key, { plan, generation, until: fresh.until });
   }
 
   /**
@@ -348,21 +416,25 @@ export class TableResolver {
    * answer an empty list where it would answer 404; a table that just got
    * its first visible row may still answer 404.
    */
-  rowChains(rec: TableRec, visible: readonly string[]): Promise<ReadonlySet<string> | undefined> {
+  rowChains(rec: TableRec, visible: readonly string[], fresh?: Freshness): Promise<ReadonlySet<string> | undefined> {
     const key = `${rec.sqlName}\n${visible.join(',')}`;
     const now = Date.now();
     const hit = this.chains.get(key);
-    if (hit && hit.until > now) return hit.chains;
+    if (hit && hit.until > now) {
+      if (fresh && hit.until < fresh.until) fresh.until = hit.until;
+      return hit.chains;
+    }
     const chains = rowChains(this.pool, rec, visible);
     if (this.chains.size >= 10_000) this.chains.clear();
     this.chains.set(key, { chains, until: now + ROW_CHAINS_TTL_MS });
+    if (fresh && now + ROW_CHAINS_TTL_MS < fresh.until) fresh.until = now + ROW_CHAINS_TTL_MS;
     // a failure is not remembered
     chains.catch(() => this.chains.delete(key));
     return chains;
   }
 
   /** The table `name` designates for a caller who sees the rows of the chains `visible` (see pickTable). */
-  async resolve(name: string, visible: readonly string[]): Promise<TableRec | undefined> {
+  async resolve(name: string, visible: readonly string[], fresh?: Freshness): Promise<TableRec | undefined> {
     let designation = this.listening ? this.cache.get(name) : undefined;
     if (!designation) {
       const generation = this.generation;
@@ -375,7 +447,7 @@ export class TableResolver {
     }
     // as the planner decides a table's visibility: no rows at all, or rows on a chain the caller sees
     return pickTable(designation, name, async (rec) => {
-      const chains = await this.rowChains(rec, visible);
+      const chains = await this.rowChains(rec, visible, fresh);
       return chains === undefined || visible.some((chain) => chains.has(chain));
     });
   }
@@ -393,15 +465,33 @@ export async function search(pool: Db, resolver: TableResolver, request: SearchR
   }
   // a name is looked up as a bound value, but PostgreSQL's text refuses a NUL (a 500), and no table has a control character
   if (CONTROL.test(request.table)) throw new PlatformError('BAD_QUERY', 'a table name has no control characters (%00 to %1F, %7F)', { table: request.table.replace(CONTROL_ALL, '?') });
-  const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
-  const rec = await resolver.resolve(request.table, visible);
-  const tables = new QueryCatalogue(pool, visible, (r, chains) => resolver.rowChains(r, chains));
-  if (rec) await tables.add(request.table, rec, ast.select);
-  const catalogue = catalogueOf(tables.list());
-  const plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visible });
-  const result = await runQuery(pool, plan);
+  // the same request of a caller who sees the same chains, while the catalogue and the tables' chains are as they were: the same plan
+  const key = request.query.length <= MAX_PLAN_QUERY ? JSON.stringify([request.table, request.query, request.prefer ?? null, visible]) : undefined;
+  let plan = key === undefined ? undefined : resolver.plan(key);
+  if (!plan) {
+    const generation = resolver.catalogueGeneration;
+    const fresh: Freshness = { until: Date.now() + ROW_CHAINS_TTL_MS };
+    const ast = parseQuery(request.query, request.prefer === undefined ? {} : { prefer: request.prefer });
+    const rec = await resolver.resolve(request.table, visible, fresh);
+    const tables = new QueryCatalogue(pool, visible, (r, chains) => resolver.rowChains(r, chains, fresh));
+    if (rec) await tables.add(request.table, rec, ast.select);
+    const catalogue = catalogueOf(tables.list());
+    plan = planQuery(ast, catalogue, { table: request.table, visibleChains: visible });
+    if (key !== undefined) resolver.remember(key, plan, generation, fresh);
+  }
+  const statementName = resolver.statementName(plan.sql);
+  let result;
+  try {
+    result = await runQueryJson(pool, plan, statementName === undefined ? {} : { statementName });
+  } catch (err) {
+    // 0A000 "cached plan must not change result type": a table of that name was dropped and made again
+    // with other column types (a rebuilt read model) since this connection prepared the text
+    if (statementName === undefined || (err as { code?: unknown } | null)?.code !== '0A000') throw err;
+    resolver.forgetStatement(plan.sql);
+    result = await runQueryJson(pool, plan);
+  }
   return {
-    rows: toJson(result.rows),
+    rows: result.json,
     status: result.status as SearchResponse['status'],
     ...(result.contentRange ? { contentRange: result.contentRange } : {}),
     ...(result.message ? { message: result.message } : {}),
