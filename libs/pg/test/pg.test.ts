@@ -74,3 +74,11 @@ test('a database that is down is a 503 naming its owner; a wrong query stays wha
   expect(wrong).not.toBeInstanceOf(PlatformError);
   expect(isUnavailable(wrong)).toBe(false);
 });
+
+test('settings apply to every session of a pool, with synchronous_commit; only plain names and values are taken', async () => {
+  const pool = createPool(url, { applicationName: 'pg-test', synchronousCommit: false, settings: { plan_cache_mode: 'force_custom_plan' } });
+  pools.push(pool);
+  expect((await pool.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+  expect((await pool.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'off' }]);
+  expect(() => createPool(url, { applicationName: 'pg-test', settings: { plan_cache_mode: 'auto -c role=postgres' } })).toThrow(/not a plain setting/);
+});

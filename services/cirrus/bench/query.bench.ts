@@ -3,16 +3,22 @@
 // cirrus creates its table, then 1,000,000 rows written into that table with
 // one SQL statement (generate_series), and a filtered, ordered, limited query:
 // - through the gateway: GET /cirrus/search/<table> with a bearer token
-//   (HTTP, token check, NATS, cirrus: resolve, parse, plan, run, shape);
-// - the same statement cirrus runs, sent directly with pg;
+//   (HTTP, token check, the gateway's read path: resolve, parse, plan, run
+//   as the read-only role, JSON; docs/architecture.md "State and storage");
+// - cirrus's `cirrus.search` over NATS (the path the gateway took before, and
+//   takes without CIRRUS_READ_DATABASE_URL);
+// - the same statement, sent directly with pg (unprepared);
 // each with 8 requests in flight; requests per second, the ratio, and p50
 // latencies. For reference, the gateway's cheapest route (GET /health: no
 // token, no NATS, no database) at the same concurrency: what HTTP alone costs
 // on this machine, an upper bound for any route that does work. Rounds alternate and the best of each is kept (the host is
-// shared). Indexes of a contract table: primary key (address, chainId),
+// shared). CPU per query (Linux): the CPU time of this process (the client)
+// and of every process of the node (each service, nats-server, PostgreSQL's
+// backends) over a round, divided by its queries — steadier than a rate on a
+// shared host. Indexes of a contract table: primary key (address, chainId),
 // block_number, chainId — the ones cirrus creates for every contract table.
 // `npm run bench -- cirrus/bench/query`, or `node --import tsx services/cirrus/bench/query.bench.ts`.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +26,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { CIRRUS, call, connectBus } from '@platform/bus';
 import { createLogger } from '@platform/common';
-import { freePort, measureConcurrent, startNode } from '@platform/launcher';
+import { freePort, measureConcurrent, startNode, type RunningNode } from '@platform/launcher';
 import { nativeStatement, parseQuery, planQuery, catalogueOf } from '@platform/query';
 import { catalogueTable, resolveTable } from '@platform/cirrus-read';
 
@@ -62,6 +68,43 @@ function get(url: string, token: string): Promise<{ status: number; body: string
   });
 }
 
+/** CPU seconds so far of this process and of every process descending from it (the node: services, nats-server, postgres), by pid with its part. */
+function cpuByPid(node: RunningNode): Map<number, { part: string; cpu: number }> {
+  const procs = new Map<number, { ppid: number; comm: string; cpu: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      procs.set(Number(entry), { ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const services = new Map<number, string>();
+  for (const [name, proc] of node.processes) if (proc.pid !== null) services.set(proc.pid, name);
+  const out = new Map<number, { part: string; cpu: number }>();
+  for (const [pid, p] of procs) {
+    let part = pid === process.pid ? 'client' : services.get(pid);
+    if (!part) {
+      let mine = false;
+      for (let q = procs.get(pid), hops = 0; q && hops < 6; q = procs.get(q.ppid), hops++) if (q.ppid === process.pid) mine = true;
+      if (!mine) continue;
+      part = p.comm.startsWith('nats-server') ? 'nats-server' : p.comm.startsWith('postgres') || p.comm.startsWith('postmaster') ? 'postgres' : 'other';
+    }
+    out.set(pid, { part, cpu: p.cpu });
+  }
+  return out;
+}
+
+/** CPU ms per call, by part, between two cpuByPid snapshots (a process that ended meanwhile is not counted). */
+function cpuPerCall(before: Map<number, { part: string; cpu: number }>, after: Map<number, { part: string; cpu: number }>, calls: number): Record<string, number> {
+  const parts: Record<string, number> = {};
+  for (const [pid, { part, cpu }] of after) parts[part] = (parts[part] ?? 0) + ((cpu - (before.get(pid)?.cpu ?? 0)) * 1000) / calls;
+  return parts;
+}
+
 async function json(url: string, init: RequestInit): Promise<any> {
   const res = await fetch(url, init);
   const body = (await res.json()) as any;
@@ -72,7 +115,7 @@ async function json(url: string, init: RequestInit): Promise<any> {
 export async function run(): Promise<BenchResult[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cirrus-bench-'));
   const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of ['NATS_URL', 'DATABASE_URL', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST']) delete env[name];
+  for (const name of ['NATS_URL', 'DATABASE_URL', 'CIRRUS_READ_DATABASE_URL', 'CIRRUS_READ_ROLE', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST']) delete env[name];
   const node = await startNode({
     env: { ...env, PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', IDENTITY_REQUIRED: 'false' },
     onLine: () => {},
@@ -128,11 +171,28 @@ export async function run(): Promise<BenchResult[]> {
       },
     };
     const best = { gateway: { perSecond: 0, p50: Infinity }, endpoint: { perSecond: 0, p50: Infinity }, direct: { perSecond: 0, p50: Infinity }, http: { perSecond: 0, p50: Infinity } };
+    // CPU ms per query by part, the lowest total of the rounds
+    const proc = existsSync('/proc/self/stat');
+    const cpu: Partial<Record<keyof typeof best, Record<string, number>>> = {};
+    const total = (parts: Record<string, number> | undefined) => Object.values(parts ?? {}).reduce((a, b) => a + b, 0);
     for (let round = 0; round < ROUNDS; round++) {
       for (const key of ['gateway', 'endpoint', 'direct', 'http'] as const) {
-        const t = await measureConcurrent(ops[key], { concurrency: CONCURRENCY, seconds: SECONDS, warmup: 100 });
+        for (let i = 0; i < 100; i++) await ops[key]();
+        const before = proc ? cpuByPid(node) : null;
+        const t = await measureConcurrent(ops[key], { concurrency: CONCURRENCY, seconds: SECONDS, warmup: 0 });
+        if (before) {
+          const parts = cpuPerCall(before, cpuByPid(node), t.perSecond * SECONDS);
+          if (cpu[key] === undefined || total(parts) < total(cpu[key])) cpu[key] = parts;
+        }
         if (t.perSecond > best[key].perSecond) best[key] = t;
       }
+    }
+    const cpuRows: BenchResult[] = [];
+    for (const [key, label] of [['gateway', 'through the gateway'], ['endpoint', 'cirrus.search over NATS'], ['direct', 'direct']] as const) {
+      const parts = cpu[key];
+      if (!parts) continue;
+      const shown = Object.entries(parts).filter(([, ms]) => ms >= 0.005).sort((a, b) => b[1] - a[1]).map(([part, ms]) => `${part} ${ms.toFixed(3)}`).join(', ');
+      cpuRows.push({ name: `cirrus query (1M rows): CPU per query ${label} (${shown})`, value: total(parts), unit: 'ms' });
     }
     return [
       { name: 'cirrus query (1M rows): through the gateway', value: Math.round(best.gateway.perSecond), unit: 'req/s' },
@@ -142,6 +202,7 @@ export async function run(): Promise<BenchResult[]> {
       { name: 'cirrus query (1M rows): p50 through the gateway', value: best.gateway.p50, unit: 'ms' },
       { name: 'cirrus query (1M rows): p50 cirrus.search over NATS', value: best.endpoint.p50, unit: 'ms' },
       { name: 'cirrus query (1M rows): p50 direct', value: best.direct.p50, unit: 'ms' },
+      ...cpuRows,
       { name: 'reference: GET /health through the gateway (HTTP alone)', value: Math.round(best.http.perSecond), unit: 'req/s' },
       { name: 'reference: GET /health / direct SQL', value: Math.round((best.http.perSecond / best.direct.perSecond) * 100), unit: '%' },
     ];
