@@ -35,8 +35,13 @@ export interface CirrusReader {
  */
 const NOT_READABLE = new Set(['42501', '3F000', '42P01', '28P01', '28000']);
 
+/** How long a statement may run: as long as the gateway waits for cirrus's answer on the bus (then 503 there too). */
+const STATEMENT_TIMEOUT = '10s';
+
 function unavailable(err: unknown): PlatformError | null {
   const code = (err as { code?: unknown } | null)?.code;
+  // 57014: canceled by statement_timeout
+  if (code === '57014') return new PlatformError('UNAVAILABLE', "cirrus's read model did not answer in time; try again shortly", undefined, { cause: err });
   if (isUnavailable(err) || (typeof code === 'string' && NOT_READABLE.has(code))) {
     return new PlatformError('UNAVAILABLE', "cirrus's read model cannot be read right now; try again shortly", undefined, { cause: err });
   }
@@ -48,8 +53,11 @@ export function startCirrusReader(options: CirrusReaderOptions): CirrusReader {
   const pool: Db = createPool(options.databaseUrl, {
     applicationName: options.applicationName,
     max: options.poolSize ?? 8,
-    // prepared statements, each execution still planned for its own values (TableResolver's `prepare`)
-    settings: { plan_cache_mode: 'force_custom_plan' },
+    // the connections stay: no idle timer set and cleared around every query
+    idleTimeoutMs: 0,
+    // prepared statements, each execution still planned for its own values (TableResolver's `prepare`);
+    // a statement stopped when the gateway would have stopped waiting for cirrus
+    settings: { plan_cache_mode: 'force_custom_plan', statement_timeout: STATEMENT_TIMEOUT },
     onIdleError: (err) => logger.warn({ err }, 'an idle connection to the read model failed'),
   });
   const resolver = new TableResolver(pool, options.databaseUrl, logger, { applicationName: `${options.applicationName}-catalogue`, prepare: true });

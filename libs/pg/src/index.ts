@@ -17,6 +17,8 @@ export interface PoolOptions {
   synchronousCommit?: boolean;
   /** further settings of every session (`-c name=value` at connection): plain names and values only */
   settings?: Record<string, string>;
+  /** how long an idle connection is kept; 0: for good (no timer per query); default 10 s */
+  idleTimeoutMs?: number;
   /**
    * An idle connection failed (the server restarted, an administrator ended
    * it): the pool has already dropped it and the next query opens another.
@@ -39,6 +41,7 @@ export function createPool(databaseUrl: string, options: PoolOptions): Db {
     // a bounded wait for a connection, so that requests fail with 503 when the database is down instead of hanging
     connectionTimeoutMillis: 5_000,
     application_name: options.applicationName,
+    ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMillis: options.idleTimeoutMs } : {}),
     ...(sessionOptions ? { options: sessionOptions } : {}),
   });
   pool.on('error', (err) => options.onIdleError?.(err));

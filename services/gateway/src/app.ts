@@ -104,7 +104,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    if (deps.logger.isLevelEnabled('info')) request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   installRequestDeadline(app, deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   installBodyParsers(app);

@@ -30,6 +30,8 @@ export function installRequestDeadline(app: FastifyInstance, ms: number): void {
       });
       return;
     }
+    // a request whose body has all arrived (a GET has none) has nothing left to wait for
+    if (raw.complete) return;
     const timer = setTimeout(() => {
       const socket = raw.socket;
       if (raw.complete || !socket || socket.destroyed) return;
