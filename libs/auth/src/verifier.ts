@@ -49,7 +49,7 @@ export interface TokenVerifier {
 const ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA', 'RS384', 'RS512', 'ES384'];
 const DISCOVERY_RETRY_MS = 5_000;
 
-/** Verified tokens kept: a client sends the same token with every request, and a signature check per request is wasted work. */
+/** Verified tokens kept (by the Authorization header that carried them): a client sends the same token with every request, and a signature check per request is wasted work. */
 const VERIFIED_CACHE_SIZE = 10_000;
 /** a cached verification is re-done at least this often, so that a rotated issuer key takes effect */
 const VERIFIED_CACHE_MS = 60_000;
@@ -80,11 +80,11 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
 
   return {
     async verify(authorization, callOptions) {
+      // keyed by the header as sent (a client sends the same one with every request): a hit skips parsing it
+      const hit = authorization === undefined ? undefined : verified.get(authorization);
+      if (hit && Date.now() < hit.until) return hit.principal;
       const token = bearerToken(authorization);
       const allowNoExp = callOptions?.allowNoExp ?? options.allowNoExp ?? false;
-      // only tokens with an expiry are remembered, so a hit needs no exp check
-      const cached = verified.get(token);
-      if (cached && Date.now() < cached.until) return cached.principal;
       let issuer: Discovered;
       try {
         issuer = await discover();
@@ -109,9 +109,10 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
       const principal: Principal = { username, org: typeof org === 'string' && org !== '' ? org : null, claims: payload };
       // never beyond the token's own expiry
       const until = Math.min(Date.now() + VERIFIED_CACHE_MS, typeof payload.exp === 'number' ? payload.exp * 1000 : 0);
+      // only tokens with an expiry are remembered, so a hit needs no exp check
       if (until > Date.now()) {
         if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
-        verified.set(token, { principal, until });
+        verified.set(authorization!, { principal, until });
       }
       return principal;
     },

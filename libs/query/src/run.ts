@@ -143,8 +143,17 @@ interface Layout {
   readonly writers: ReadonlyArray<(value: unknown) => string>;
 }
 
+/** what JSON.stringify would escape in a string (a surrogate only when unpaired; any goes the slow way) */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify of a string, without its cost for the many strings (addresses, names) that need no escape. */
+function jsonString(s: string): string {
+  return ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
 const WRITERS: Record<OutputKind, (value: unknown) => string> = {
-  text: (v) => (v === null || v === undefined ? 'null' : JSON.stringify(String(v))),
+  text: (v) => (v === null || v === undefined ? 'null' : jsonString(String(v))),
   boolean: (v) => (v === null || v === undefined ? 'null' : v ? 'true' : 'false'),
   numeric: (v) => {
     if (v === null || v === undefined) return 'null';

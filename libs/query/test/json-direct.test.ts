@@ -10,7 +10,14 @@ import { runQuery, runQueryJson, toJson } from '../src/index.js';
 const KINDS: OutputKind[] = ['text', 'boolean', 'numeric', 'count', 'json'];
 const key = fc.oneof(fc.constantFrom('a', 'b', 'qty', '0', '1', '10', '2', '__proto__', 'constructor', 'toString', '', 'é', '"q"', '-1', '01', '4294967295', '4294967294'), fc.string({ maxLength: 6 }));
 const valueOf: Record<OutputKind, fc.Arbitrary<unknown>> = {
-  text: fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.integer(), fc.constant(null)),
+  text: fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    // what JSON escapes, and what it does not: quotes, backslashes, control characters, DEL, U+2028, lone and paired surrogates
+    fc.array(fc.constantFrom('a', '"', '\\', '\u0000', '\n', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', '\ud83d\ude00', 'é'), { maxLength: 6 }).map((parts) => parts.join('')),
+    fc.integer(),
+    fc.constant(null),
+  ),
   boolean: fc.oneof(fc.boolean(), fc.constant(null)),
   numeric: fc.oneof(fc.constantFrom('7.0', '-0', '1e5', '9007199254740993', '123456789012345678901234567890.000', 'NaN', 'Infinity', '-Infinity', '.5', '5.', '0x10', null), fc.bigInt().map(String), fc.integer()),
   count: fc.oneof(fc.bigInt({ min: 0n }).map(String), fc.constant('0')),
