@@ -229,7 +229,7 @@ export async function designationOf(pool: Db, name: string): Promise<Designation
  * see it is the planner's question: 404 as for a missing one). A bare
  * contract name resolves among the families whose contract table the caller
  * may know of only, so that neither its answer nor a 409's list of names
- * tells of a table the caller may not see; CONFLICT when several remain.
+ * tells of a table the caller may not see; TABLE_AMBIGUOUS when several remain.
  */
 export async function pickTable(designation: Designation, name: string, mayKnow: (rec: TableRec) => Promise<boolean>): Promise<TableRec | undefined> {
   if ('exact' in designation) return designation.exact;

@@ -186,11 +186,11 @@ describe('the reader', () => {
 
   test("a private chain's rows, tables and family names are its members' only", async () => {
     // alice sees both families of Item: the bare name is ambiguous for her, and names them
-    expect(await viaReader('Item', '', 'alice')).toMatchObject({ code: 'CONFLICT', status: 409, details: { tables: ['Acme-Item', 'Beta-Item'] } });
+    expect(await viaReader('Item', '', 'alice')).toMatchObject({ code: 'TABLE_AMBIGUOUS', status: 409, details: { tables: ['Acme-Item', 'Beta-Item'] } });
     // bob does not know of Beta-Item at all
     expect(await viaReader('Item', 'select=name&order=name', 'bob')).toMatchObject({ rows: '[{"name":"apple"},{"name":"pear"}]', status: 200 });
-    expect(await viaReader('Beta-Item', '', 'bob')).toMatchObject({ code: 'NOT_FOUND', status: 404 });
-    expect(await viaReader('Ledger', '', 'bob')).toMatchObject({ code: 'NOT_FOUND', status: 404 });
+    expect(await viaReader('Beta-Item', '', 'bob')).toMatchObject({ code: 'TABLE_NOT_FOUND', status: 404 });
+    expect(await viaReader('Ledger', '', 'bob')).toMatchObject({ code: 'TABLE_NOT_FOUND', status: 404 });
     expect(await viaReader('Ledger', 'select=total,chainId', 'alice')).toMatchObject({ rows: `[{"total":100,"chainId":"${PRIVATE}"}]`, status: 200 });
     // a filter naming the private chain finds nothing for bob
     expect(await viaReader('Beta-Item', `chainId=eq.${PRIVATE}`, 'alice')).toMatchObject({ status: 200 });
@@ -198,7 +198,7 @@ describe('the reader', () => {
   });
 
   test("a new contract's table, and a new column of an existing one, are queryable as soon as cirrus has indexed them", async () => {
-    expect(await viaReader('Acme-Gadget', 'select=name', 'bob')).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await viaReader('Acme-Gadget', 'select=name', 'bob')).toMatchObject({ code: 'TABLE_NOT_FOUND' });
     await h.publish(exec(++block, [created('g1', main.create(block, SENDER, ITEM.replace('contract Item', 'contract Gadget'), 'Gadget', { _name: 'gizmo', _qty: 1 }))]));
     await h.settled();
     expect(await viaReader('Acme-Gadget', 'select=name,qty', 'bob')).toMatchObject({ rows: '[{"name":"gizmo","qty":1}]', status: 200 });
