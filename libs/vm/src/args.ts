@@ -201,10 +201,9 @@ const utf8 = new TextEncoder();
 /** `bytes` and `bytesN`: hex (an even number of digits, `0x` optional), else the text's UTF-8. */
 function hexOrText(v: string): Uint8Array {
   if (v === '0x' || v === '0X') return new Uint8Array(0);
-  if (v !== '' && /^(0[xX])?([0-9a-fA-F]{2})*$/.test(v)) {
-    const h = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v;
-    return new Uint8Array(Buffer.from(h, 'hex'));
-  }
+  const h = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v;
+  // no repeated group in the pattern: on a value of megabytes its backtracking overflows the stack
+  if (v !== '' && h.length % 2 === 0 && /^[0-9a-fA-F]*$/.test(h)) return new Uint8Array(Buffer.from(h, 'hex'));
   return utf8.encode(v);
 }
 
