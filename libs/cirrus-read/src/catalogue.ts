@@ -44,34 +44,18 @@ export interface TableRec<V extends CatalogueVar = CatalogueVar> {
 /** A pool, a pool's client or a client: whatever runs one statement. */
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
-interface Row {
-  sql_name: string;
-  family: string;
-  version: number;
-  kind: TableKind;
-  member: string;
-  contract: string;
-  columns: ColumnDef[];
-  vars: CatalogueVar[];
+// each column named as the record's field, so that a row is the record
+const SELECT = 'SELECT t.sql_name AS "sqlName", t.family, t.version, t.kind, t.member, t.contract, t.columns, t.vars FROM cirrus.tables t';
+
+/** The records of `cirrus.tables` that `condition` (SQL after the FROM: joins, WHERE, ORDER BY, on `t`) selects. */
+export async function tableRecords<V extends CatalogueVar = CatalogueVar>(db: Queryable, condition: string, params: unknown[]): Promise<TableRec<V>[]> {
+  return (await db.query<TableRec<V>>(`${SELECT} ${condition}`, params)).rows;
 }
-
-const fromRow = (r: Row): TableRec => ({
-  sqlName: r.sql_name,
-  family: r.family,
-  version: r.version,
-  kind: r.kind,
-  member: r.member,
-  contract: r.contract,
-  columns: r.columns,
-  vars: r.vars,
-});
-
-const SELECT = 'SELECT t.sql_name, t.family, t.version, t.kind, t.member, t.contract, t.columns, t.vars FROM cirrus.tables t';
 
 /** The table an exact API name designates. */
 export async function tableNamed(db: Queryable, apiName: string): Promise<TableRec | undefined> {
-  const { rows } = await db.query<Row>(`${SELECT} JOIN cirrus.names n ON n.sql_name = t.sql_name WHERE n.api_name = $1`, [apiName]);
-  return rows[0] ? fromRow(rows[0]) : undefined;
+  const [rec] = await tableRecords(db, 'JOIN cirrus.names n ON n.sql_name = t.sql_name WHERE n.api_name = $1', [apiName]);
+  return rec;
 }
 
 /** The families whose contract tables hold contracts of this (bare) name. */
@@ -82,8 +66,7 @@ export async function familiesOf(db: Queryable, contract: string): Promise<strin
 
 /** The contract tables holding contracts of this (bare) name: every family, each family's newest version first. */
 export async function contractTablesOf(db: Queryable, contract: string): Promise<TableRec[]> {
-  const { rows } = await db.query<Row>(`${SELECT} WHERE t.contract = $1 AND t.kind = 'contract' ORDER BY t.family, t.version DESC`, [contract]);
-  return rows.map(fromRow);
+  return tableRecords(db, "WHERE t.contract = $1 AND t.kind = 'contract' ORDER BY t.family, t.version DESC", [contract]);
 }
 
 const DEFAULT_ORDER: Record<TableKind, OrderSpec[]> = {

@@ -4,7 +4,7 @@
 // answers to the API names of `cirrus.names`. API names never reach SQL:
 // tables are `c_<n>`, variable columns `v_<n>`, event argument columns
 // `a_<n>`, so PostgreSQL's 63-byte limit and quoting never concern users.
-import { CATALOGUE_CHANNEL, qualified, type CatalogueVar, type ColumnDef, type TableRec as CatalogueRec } from '@platform/cirrus-read';
+import { CATALOGUE_CHANNEL, qualified, tableRecords, type CatalogueVar, type ColumnDef, type TableRec as CatalogueRec } from '@platform/cirrus-read';
 import type { Client } from './db.js';
 import { namesOf, type TableKind } from './naming.js';
 import { SQL_TYPE, columnTypeOf, sameShape, type Shape } from './shapes.js';
@@ -56,42 +56,16 @@ export const MAPPING_VALUE = '0'.repeat(40);
 /** PostgreSQL allows 1600 columns a table; dropped ones count too, and history has one more */
 const MAX_COLUMNS = 1500;
 
-interface Row {
-  sql_name: string;
-  family: string;
-  version: number;
-  kind: TableKind;
-  member: string;
-  contract: string;
-  columns: ColumnDef[];
-  vars: VarDef[];
-}
-
-const fromRow = (r: Row): TableRec => ({
-  sqlName: r.sql_name,
-  family: r.family,
-  version: r.version,
-  kind: r.kind,
-  member: r.member,
-  contract: r.contract,
-  columns: r.columns,
-  vars: r.vars,
-});
-
-const SELECT = 'SELECT t.sql_name, t.family, t.version, t.kind, t.member, t.contract, t.columns, t.vars FROM cirrus.tables t';
-
 type Queryable = Pick<Client, 'query'>;
 
 /** The contract tables of a family, newest version first. */
 export async function familyVersions(db: Queryable, family: string): Promise<TableRec[]> {
-  const { rows } = await db.query<Row>(`${SELECT} WHERE t.family = $1 AND t.kind = 'contract' ORDER BY t.version DESC`, [family]);
-  return rows.map(fromRow);
+  return tableRecords<VarDef>(db, "WHERE t.family = $1 AND t.kind = 'contract' ORDER BY t.version DESC", [family]);
 }
 
 export async function tablesBySqlName(db: Queryable, sqlNames: string[]): Promise<TableRec[]> {
   if (sqlNames.length === 0) return [];
-  const { rows } = await db.query<Row>(`${SELECT} WHERE t.sql_name = ANY($1)`, [sqlNames]);
-  return rows.map(fromRow);
+  return tableRecords<VarDef>(db, 'WHERE t.sql_name = ANY($1)', [sqlNames]);
 }
 
 async function notifyCatalogueChanged(client: Queryable): Promise<void> {
@@ -260,8 +234,8 @@ export class TableSet {
   async historyOf(table: TableRec): Promise<TableRec> {
     const cached = this.histories.get(table.sqlName);
     if (cached) return cached;
-    const { rows } = await this.client.query<Row>(`${SELECT} WHERE t.family = $1 AND t.version = $2 AND t.kind = 'history'`, [table.family, table.version]);
-    const rec = this.bySql.get(rows[0].sql_name) ?? fromRow(rows[0]);
+    const [found] = await tableRecords<VarDef>(this.client, "WHERE t.family = $1 AND t.version = $2 AND t.kind = 'history'", [table.family, table.version]);
+    const rec = this.bySql.get(found.sqlName) ?? found;
     this.bySql.set(rec.sqlName, rec);
     this.histories.set(table.sqlName, rec);
     return rec;
@@ -317,8 +291,7 @@ export class TableSet {
     const cacheKey = `${family}\0${event}`;
     let table = this.events.get(cacheKey);
     if (!table) {
-      const { rows } = await this.client.query<Row>(`${SELECT} WHERE t.family = $1 AND t.kind = 'event' AND t.member = $2`, [family, event]);
-      table = rows[0] ? fromRow(rows[0]) : undefined;
+      [table] = await tableRecords<VarDef>(this.client, "WHERE t.family = $1 AND t.kind = 'event' AND t.member = $2", [family, event]);
     }
     table ??= await this.create({ family, version: 0, kind: 'event', member: event, contract, columns: [...EVENT_HEAD, ...EVENT_TAIL], vars: [] }, (t) => [
       `CREATE TABLE ${t} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, address text NOT NULL, chain_id text NOT NULL,
