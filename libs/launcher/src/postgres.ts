@@ -177,20 +177,27 @@ export function requireScram(clusterDir: string): void {
   if (moved !== text) writeFileSync(file, moved);
 }
 
+/**
+ * Runs `create` unless `exists` finds a row. CREATE DATABASE and CREATE ROLE
+ * have no IF NOT EXISTS: another process may create the same between the two
+ * statements, and its win (the error `duplicate`) is as good as ours.
+ */
+async function createUnlessExists(client: pg.Client, exists: string, params: unknown[], create: string, duplicate: string): Promise<void> {
+  if ((await client.query(exists, params)).rowCount !== 0) return;
+  try {
+    await client.query(create);
+  } catch (err: any) {
+    if (err?.code !== duplicate) throw err;
+  }
+}
+
 /** CREATE DATABASE is not transactional and has no IF NOT EXISTS: tolerate a concurrent creator. */
 export async function createDatabaseIfMissing(maintenanceUrl: string, database: string): Promise<void> {
   if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`invalid database name ${database}`);
   const client = new pg.Client({ connectionString: maintenanceUrl });
   await client.connect();
   try {
-    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (exists.rowCount === 0) {
-      try {
-        await client.query(`CREATE DATABASE ${database}`);
-      } catch (err: any) {
-        if (err?.code !== '42P04') throw err; // duplicate_database: another process won
-      }
-    }
+    await createUnlessExists(client, 'SELECT 1 FROM pg_database WHERE datname = $1', [database], `CREATE DATABASE ${database}`, '42P04'); // duplicate_database
   } finally {
     await client.end();
   }
@@ -214,14 +221,7 @@ export async function createReadRole(databaseUrl: string, role: string, password
   await client.connect();
   try {
     const database = (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db;
-    const exists = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
-    if (exists.rowCount === 0) {
-      try {
-        await client.query(`CREATE ROLE ${role}`);
-      } catch (err: any) {
-        if (err?.code !== '42710') throw err; // duplicate_object: another process won
-      }
-    }
+    await createUnlessExists(client, 'SELECT 1 FROM pg_roles WHERE rolname = $1', [role], `CREATE ROLE ${role}`, '42710'); // duplicate_object
     await client.query(`ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 64 PASSWORD '${password}'`);
     await client.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
     await client.query(`REVOKE TEMPORARY ON DATABASE "${database}" FROM PUBLIC`);
