@@ -1,7 +1,9 @@
 // `npm start`: one node on this machine, until Ctrl-C or SIGTERM.
-//   npm start [-- --reset] [-- --reindex] [-- --indexEVM=true]
+//   npm start [-- --reset] [-- --reindex] [-- --rebuild] [-- --indexEVM=true]
 // `npm start -- --nodes 3`: a network of three nodes on this machine
 // (docs/network.md); `--node 3` with it starts node 3 alone again.
+// `--rebuild`: execute every chain again from the network's blocks
+// (docs/network.md "Rebuilding a node from the network").
 import { ConfigError, envWithFlags } from '@platform/common';
 import { formatLine, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
 
@@ -52,13 +54,14 @@ process.on('SIGTERM', () => void stop('SIGTERM'));
 
 const env = envWithFlags(process.env, args);
 const reset = args.includes('--reset');
+const rebuild = args.includes('--rebuild');
 try {
   if (nodes === undefined) {
-    print('launcher', reset ? 'starting a node on a fresh data dir' : 'starting the node');
-    starting = startNode({ env, reset, reindex: args.includes('--reindex'), onLine: print });
+    print('launcher', reset ? 'starting a node on a fresh data dir' : rebuild ? 'starting the node, rebuilt from the blocks' : 'starting the node');
+    starting = startNode({ env, reset, rebuild, reindex: args.includes('--reindex'), onLine: print });
   } else {
-    print('launcher', `starting ${only ? `node ${only} of a network of ${nodes}` : `a network of ${nodes} nodes`}${reset ? ' on a fresh data dir' : ''}`);
-    starting = startNetwork({ size: nodes, env, reset, ...(only ? { only: [only] } : {}), onLine: (node, name, line) => print(`${node}/${name}`, line) });
+    print('launcher', `starting ${only ? `node ${only} of a network of ${nodes}` : `a network of ${nodes} nodes`}${reset ? ' on a fresh data dir' : rebuild ? ', rebuilt from the network' : ''}`);
+    starting = startNetwork({ size: nodes, env, reset, rebuild, ...(only ? { only: [only] } : {}), onLine: (node, name, line) => print(`${node}/${name}`, line) });
   }
   started = await starting;
 } catch (err) {

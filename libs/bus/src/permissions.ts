@@ -16,7 +16,8 @@
 //   only for the operations they use (declare, read a message, their own
 //   durable consumers);
 // - nothing may touch another stream, another service's consumers, or the
-//   JetStream API beyond that (no stream deletes, purges or listings).
+//   JetStream API beyond that (no stream purges or listings, no deletes but
+//   the block service's of the node's own results, for a rebuild).
 import { BLOCK } from './contracts/block.js';
 import { CHAINS } from './contracts/chains.js';
 import { CIRRUS } from './contracts/cirrus.js';
@@ -62,6 +63,12 @@ export interface StreamGrant {
   publish?: boolean;
   /** fetch single messages (the last one of a subject) */
   read?: boolean;
+  /**
+   * delete the stream, to declare it anew: a node's own results, made again
+   * from the network's blocks (the block service's `--rebuild`; a purge would
+   * keep the duplicate window, which drops what is published again)
+   */
+  recreate?: boolean;
   /** durable names of the user's own consumers; `*` for consumers named per chain or ephemeral (ordered) ones */
   consumers?: string[];
 }
@@ -120,9 +127,10 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     streams: [
       { stream: STREAMS.tx.name, consumers: ['*'] },
       { stream: STREAMS.blocks.name, publish: true, read: true, consumers: ['*'] },
-      { stream: STREAMS.exec.name, publish: true, read: true },
+      // recreate: `--rebuild` empties the node's results before re-executing every chain from the network's blocks
+      { stream: STREAMS.exec.name, publish: true, read: true, recreate: true },
       // results too big for one message, in parts (exec-results.ts); the readers are the results' consumers
-      { stream: STREAMS.execParts.name, publish: true },
+      { stream: STREAMS.execParts.name, publish: true, recreate: true },
       // publish: a private chain's key for a node that became a member later
       { stream: STREAMS.geneses.name, publish: true, read: true, consumers: ['*'] },
       { stream: STREAMS.leases.name, publish: true, read: true },
@@ -228,6 +236,7 @@ function streamSubjects(grant: StreamGrant, node: string): string[] {
   const out = [`${api}.INFO`, `${api}.STREAM.INFO.${s}`, `${api}.STREAM.CREATE.${s}`, `${api}.STREAM.UPDATE.${s}`];
   if (grant.publish) out.push(...streamSpec(s).subjects);
   if (grant.read) out.push(`${api}.STREAM.MSG.GET.${s}`, `${api}.DIRECT.GET.${s}`, `${api}.DIRECT.GET.${s}.>`);
+  if (grant.recreate) out.push(`${api}.STREAM.DELETE.${s}`);
   for (const named of grant.consumers ?? []) {
     const durable = named.replace(NODE_NAME_IN_DURABLE, node);
     out.push(
@@ -363,7 +372,7 @@ export function permissionTableMarkdown(): string {
     const calls = [...grant.calls.map((e) => e.subject), ...grant.pings.map((n) => `$SRV.PING.${n}`)];
     const notices = [...grant.publishes.map((s) => `pub ${s}`), ...grant.subscribes.map((s) => `sub ${s}`)];
     const streams = grant.streams.map((g) => {
-      const what = [g.publish ? 'append' : null, g.read ? 'read' : null, g.consumers?.length ? `consumers ${g.consumers.join(', ')}` : null].filter(Boolean);
+      const what = [g.publish ? 'append' : null, g.read ? 'read' : null, g.recreate ? 'recreate' : null, g.consumers?.length ? `consumers ${g.consumers.join(', ')}` : null].filter(Boolean);
       return `${g.stream}${what.length ? ` (${what.join('; ')})` : ' (declare)'}`;
     });
     rows.push(`| \`${user}\` | ${grant.role} | ${code(answers)} | ${code(calls)} | ${code(notices)} | ${streams.length ? streams.join('<br>') : '—'} |`);

@@ -41,6 +41,8 @@ export interface NetworkOptions {
   only?: number[];
   /** remove the network's data first */
   reset?: boolean;
+  /** rebuild what the nodes started here derived from the network's blocks (NodeOptions.rebuild) */
+  rebuild?: boolean;
   /** node n's ports; default PORT, VAULT_PORT, IDP_PORT, FILES_PORT and FILES_S3_PORT plus 100·(n−1), NATS 4222 + (n−1), routes 6222 + (n−1) */
   ports?: (index: number) => NodePorts;
   /** where the other nodes reach node n's routes (`host:port`), and what its server advertises; default its cluster port on 127.0.0.1 (a test puts a proxy there) */
@@ -53,8 +55,8 @@ export interface RunningNetwork {
   nodes: NetworkNode[];
   /** the nodes running now, by index */
   running: Map<number, RunningNode>;
-  /** starts node n (again): it rejoins the cluster and catches up; `env` adds settings of this start only */
-  startNode(index: number, env?: Record<string, string>): Promise<RunningNode>;
+  /** starts node n (again): it rejoins the cluster and catches up; `env` adds settings of this start only; `rebuild`: NodeOptions.rebuild */
+  startNode(index: number, env?: Record<string, string>, options?: { rebuild?: boolean }): Promise<RunningNode>;
   stopNode(index: number): Promise<void>;
   /** stops every running node, the last first */
   stop(): Promise<void>;
@@ -101,7 +103,7 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
     if (!node) throw new Error(`the network has nodes 1 to ${nodes.length}, not ${index}`);
     return node;
   };
-  const startOne = async (index: number, extraEnv: Record<string, string> = {}): Promise<RunningNode> => {
+  const startOne = async (index: number, extraEnv: Record<string, string> = {}, startOptions: { rebuild?: boolean } = {}): Promise<RunningNode> => {
     const node = nodeOf(index);
     if (running.has(index)) throw new Error(`${node.name} is running`);
     const started = await startNode({
@@ -119,6 +121,7 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
         ...extraEnv,
       },
       natsPort: node.ports.nats,
+      ...(startOptions.rebuild ? { rebuild: true } : {}),
       network: {
         nodes: nodes.map((n) => n.name),
         cluster: {
@@ -152,7 +155,7 @@ export async function startNetwork(options: NetworkOptions): Promise<RunningNetw
   };
   // together: a node's streams need a majority of the cluster's servers before its services can start
   const wanted = options.only ?? nodes.map((n) => n.index);
-  const results = await Promise.allSettled(wanted.map((index) => startOne(index)));
+  const results = await Promise.allSettled(wanted.map((index) => startOne(index, {}, { rebuild: options.rebuild ?? false })));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
     await network.stop();

@@ -14,7 +14,7 @@ import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.j
 import { builtEntry } from './build.js';
 import { memoryEnv } from './memory.js';
 import { waitForPort } from './ports.js';
-import { supervise, type Supervised } from './supervisor.js';
+import { runToEnd, supervise, type Supervised } from './supervisor.js';
 
 /** The read-only role the gateway reads cirrus's schema as, in the embedded PostgreSQL (docs/architecture.md "State and storage"). */
 export const CIRRUS_READ_ROLE = 'cirrus_reader';
@@ -35,6 +35,13 @@ export interface NodeOptions {
   reset?: boolean;
   /** cirrus drops its read model and rebuilds it from the execution results (its first start only: a restart after a crash resumes the rebuild) */
   reindex?: boolean;
+  /**
+   * rebuild everything this node derived from the network's blocks (docs/network.md
+   * "Rebuilding a node from the network"): the block service's `--rebuild` runs to its end
+   * before any service starts (chain stores and the node's results emptied), then the
+   * transaction service forgets its final results and cirrus reindexes, on their first start only
+   */
+  rebuild?: boolean;
   /** every log line of every part, with the part's name */
   onLine: (name: string, line: string) => void;
   /** how long to wait for /ready; default 120 s */
@@ -193,12 +200,20 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     };
     // the node CA's key is the vault's alone
     const caEnv = { NODE_CA_CERT: chain.ca.cert, NODE_CA_KEY: chain.ca.key };
-    for (const service of NODE_SERVICES) {
-      const firstArgs = service === 'cirrus' && options.reindex ? ['--reindex'] : undefined;
+    const envOf = (service: (typeof NODE_SERVICES)[number]): Record<string, string | undefined> => {
       const readEnv = service === 'cirrus' && cirrusRead.CIRRUS_READ_ROLE ? { CIRRUS_READ_ROLE: cirrusRead.CIRRUS_READ_ROLE } : service === 'gateway' && cirrusRead.CIRRUS_READ_DATABASE_URL ? { CIRRUS_READ_DATABASE_URL: cirrusRead.CIRRUS_READ_DATABASE_URL } : {};
-      const env = { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...readEnv, ...(service === 'vault' ? caEnv : {}) };
-      await run(service, serviceEntry(service), env, firstArgs);
+      return { ...serviceEnv, NATS_CREDENTIALS: credentialsFile(natsCredentialsDir, service), ...readEnv, ...(service === 'vault' ? caEnv : {}) };
+    };
+    // before any consumer of the node's results runs: none may read a result the rebuild removes
+    if (options.rebuild) {
+      const env = envOf('block');
+      await runToEnd({ name: 'block', command: process.execPath, args: [await builtEntry(REPO_ROOT, serviceEntry('block')), '--rebuild'], cwd: REPO_ROOT, env: { ...env, ...memoryEnv('block', env) }, onLine: options.onLine });
     }
+    const firstArgsOf: Partial<Record<(typeof NODE_SERVICES)[number], string[]>> = {
+      ...(options.reindex || options.rebuild ? { cirrus: ['--reindex'] } : {}),
+      ...(options.rebuild ? { transaction: ['--rebuild'] } : {}),
+    };
+    for (const service of NODE_SERVICES) await run(service, serviceEntry(service), envOf(service), firstArgsOf[service]);
 
     const gatewayUrl = `http://${urlHost(config.host)}:${config.port}`;
     await waitUntilReady(`${gatewayUrl}/ready`, options.readyTimeoutMs ?? 120_000, () => tails.report(processes));

@@ -32,6 +32,34 @@ const LONGEST_PAUSE_MS = 10_000;
 const STABLE_AFTER_MS = 30_000;
 const STOP_GRACE_MS = 8_000;
 
+/** A child's output, line by line, to `onLine` under the part's name. */
+function forwardLines(stream: NodeJS.ReadableStream | null, options: Pick<SupervisedOptions, 'name' | 'onLine'>): void {
+  let rest = '';
+  stream?.setEncoding('utf8');
+  stream?.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') options.onLine(options.name, line);
+  });
+  stream?.on('end', () => rest.trim() !== '' && options.onLine(options.name, rest));
+}
+
+/**
+ * Runs a one-time step as a child process (a service's `--rebuild`), its
+ * output forwarded like a supervised part's; resolves when it exits with 0,
+ * rejects otherwise. Not restarted: a step that failed is the operator's to
+ * run again.
+ */
+export function runToEnd(options: Omit<SupervisedOptions, 'firstArgs'>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    forwardLines(child.stdout, options);
+    forwardLines(child.stderr, options);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${options.name} ${options.args.slice(1).join(' ')} failed (${signal ?? `code ${code}`})`))));
+  });
+}
+
 export function supervise(options: SupervisedOptions): Supervised {
   let child: ChildProcess | null = null;
   let stopping = false;
@@ -39,16 +67,7 @@ export function supervise(options: SupervisedOptions): Supervised {
   let pause = FIRST_PAUSE_MS;
   let timer: NodeJS.Timeout | null = null;
 
-  const forward = (stream: NodeJS.ReadableStream | null) => {
-    let rest = '';
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop() ?? '';
-      for (const line of lines) if (line.trim() !== '') options.onLine(options.name, line);
-    });
-    stream?.on('end', () => rest.trim() !== '' && options.onLine(options.name, rest));
-  };
+  const forward = (stream: NodeJS.ReadableStream | null) => forwardLines(stream, options);
 
   const launch = () => {
     const startedAt = Date.now();

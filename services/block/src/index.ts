@@ -25,6 +25,7 @@ export { EVM_UNAVAILABLE, unavailableEvm } from './exec/evm.js';
 export { createBlockVms, type BlockVms } from './exec/vms.js';
 export type { VmExecutor, VmExecutors, VmOutcome } from './exec/vm.js';
 export type { Head } from './state/store.js';
+export { chainStoreDirs, rebuildFromNetwork, type RebuildOptions, type RebuildReport } from './rebuild.js';
 
 export interface BlockServiceOptions {
   config: NodeConfig;

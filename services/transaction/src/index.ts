@@ -16,7 +16,7 @@ import { ChainSealer } from './chain-seal.js';
 import { AdmittedCache } from './admitted-cache.js';
 import { RecentResults } from './recent-results.js';
 import { NonceBook } from './nonce-book.js';
-import { expireIdempotencyKeys } from './store.js';
+import { expireIdempotencyKeys, forgetFinalResults } from './store.js';
 
 export { IdentityGate, POSITIVE_TTL_MS } from './checks.js';
 export { FAUCET_AMOUNT } from './faucet.js';
@@ -37,6 +37,8 @@ export interface TransactionServiceOptions {
   execAckWaitMs?: number;
   /** tests only: simulate crashes between the writes of an invariant */
   faults?: Faults;
+  /** forget every final result before consuming (the node's `--rebuild`: they are published again) */
+  rebuild?: boolean;
 }
 
 export interface RunningTransactionService {
@@ -59,6 +61,7 @@ export async function startTransactionService(options: TransactionServiceOptions
     let faucet: Faucet | undefined;
     await migrate(pool, async (client) => {
       faucet = await loadFaucet(client, options.faucetPrivateKey);
+      if (options.rebuild) logger.warn({ forgotten: await forgetFinalResults(client) }, 'rebuild: the final results are forgotten; they are recorded again as the blocks are executed again');
     });
 
     const nc = await connectBus({ url: options.natsUrl, name: 'transaction', credentials: options.natsCredentials ?? null, logger });

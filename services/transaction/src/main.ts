@@ -39,6 +39,8 @@ try {
     natsCredentials: { user: 'transaction', seed: config.natsCredentials },
     databaseUrl: config.databaseUrl,
     ...(faucetPrivateKey ? { faucetPrivateKey } : {}),
+    // `--rebuild` (the launcher's, on this process's first start only): the node's results are published again
+    rebuild: process.argv.includes('--rebuild'),
   });
   stopOnSignals(logger, () => service.stop());
 } catch (err) {

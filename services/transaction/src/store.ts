@@ -204,6 +204,21 @@ export interface FinalResult {
 }
 
 /**
+ * Forgets every final result and the position in the results stream (the
+ * node's `--rebuild`, docs/network.md "Rebuilding a node from the network"):
+ * the block service executes every chain again and publishes its results on
+ * a results stream declared anew, whose sequences start again at 1, and they
+ * are recorded then. A result is otherwise never overwritten, so one from a
+ * block the network replaced would stay. The admitted transactions stay,
+ * and read as pending until then.
+ */
+export async function forgetFinalResults(client: Client): Promise<number> {
+  const { rowCount } = await client.query('DELETE FROM tx.results');
+  await client.query('DELETE FROM tx.exec_progress');
+  return rowCount ?? 0;
+}
+
+/**
  * One statement, one commit: moves the consumer's progress to `execSeq` if
  * it is behind it, and only then inserts the final results — a hash that
  * already has one keeps it. Two instances recording one sequence at once:

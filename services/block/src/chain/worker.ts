@@ -616,7 +616,7 @@ export class ChainWorker {
       if (typeof block.header?.number === 'number' && block.header.number <= this.head.header.number) {
         if (block.header.replaces !== undefined && !this.setAside.has(block.header.replaces)) {
           throw new ChainHalted(
-            `the network replaced block ${block.header.number} (${block.header.replaces}), refused by a majority of the validators, and this node applied a block at that height: its chain is not the network's; rebuild this node's data from the network (docs/network.md)`,
+            `the network replaced block ${block.header.number} (${block.header.replaces}), refused by a majority of the validators, and this node applied a block at that height: its chain is not the network's; rebuild this node's data from the network (npm start -- --rebuild, docs/network.md "Rebuilding a node from the network")`,
           );
         }
         this.log.warn({ seq, height: block.header.number }, 'the stream holds a second block at an applied height; ignored');
