@@ -1,6 +1,6 @@
 // What Helm cannot make, made once per network or per joining organisation:
 // each node's NATS users' nkeys, block-signing key, faucet key and CA, its
-// vault and PostgreSQL passwords, the network's route password, and the
+// vault, PostgreSQL and read role passwords, the network's route password, and the
 // network's genesis (trusting every node's CA, funding every faucet, naming
 // every node a validator). The launcher's own generators make them
 // (ensureNetworkGenesis, ensureMainGenesis, ensureBusCredentials), in a
@@ -35,6 +35,8 @@ export interface NodeSecrets {
   caKey: string;
   vaultPassword: string;
   postgresPassword: string;
+  /** the password of the gateway's read-only role cirrus_reader (the chart's read-role init container) */
+  cirrusReaderPassword: string;
   routePassword: string;
   bus: Record<BusUser, string>;
 }
@@ -47,6 +49,7 @@ export const SECRET_FILES: Record<Exclude<keyof NodeSecrets, 'bus'>, string> = {
   caKey: 'ca.key',
   vaultPassword: 'vault-password',
   postgresPassword: 'postgres-password',
+  cirrusReaderPassword: 'cirrus-reader-password',
   routePassword: 'route-password',
 };
 
@@ -74,6 +77,7 @@ function secretsOf(dataDir: string, routePassword: string): NodeSecrets {
     caKey: read(join(dataDir, 'ca', 'node-ca.key')),
     vaultPassword: password(),
     postgresPassword: password(),
+    cirrusReaderPassword: password(),
     routePassword,
     bus,
   };

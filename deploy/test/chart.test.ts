@@ -4,12 +4,15 @@
 // interfaces), the wiring the design needs, k8s/ in sync with the chart, and
 // the README's values reference in sync with the schema. Helm is fetched and
 // checked (src/helm.ts): when it cannot be had, these tests fail.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUS_USERS } from '@platform/bus';
-import { BUILD_DIR, memoryEnv, serviceEntry } from '@platform/launcher';
+import { BUILD_DIR, CIRRUS_READ_ROLE, memoryEnv, serviceEntry } from '@platform/launcher';
+import { parse, stringify } from 'yaml';
 import { CHART_DIR, K8S_EXAMPLE, parseManifests, readK8s, renderChart, renderK8s, valuesProfiles, type K8sObject } from '../src/chart.js';
 import { helm } from '../src/helm.js';
+import { initNetwork, parseNodes } from '../src/network-init.js';
 import { natsConfigInputFromEnv } from '../src/nats-config.js';
 import { schemaProblems, unknownFields } from '../src/validate.js';
 import { README, readmeWithValuesReference } from '../src/values-doc.js';
@@ -111,6 +114,85 @@ test("the chart's list of NATS users is the bus's", () => {
   const list = /define "platform.busUsers" -}}\n(.*)\n/.exec(helpers)![1].split(',');
   expect(list).toEqual([...BUS_USERS]);
 });
+
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } };
+type Container = { name: string; env?: EnvVar[] };
+const podOf = (objects: K8sObject[], name: string) => objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === name)!.spec.template.spec as { initContainers: Container[]; containers: Container[] };
+const envOf = (c: Container) => new Map((c.env ?? []).map((e, i) => [e.name, { ...e, index: i }]));
+const READ_VARS = ['CIRRUS_READ_ROLE', 'CIRRUS_READ_DATABASE_URL', 'CIRRUS_READER_PASSWORD'];
+
+test("the chart's read role is the launcher's", () => {
+  const helpers = readFileSync(join(CHART_DIR, 'templates', '_helpers.tpl'), 'utf8');
+  expect(/define "platform.cirrusReadRole" -}}\n(.*)\n/.exec(helpers)![1]).toBe(CIRRUS_READ_ROLE);
+});
+
+test('the read path with the bundled PostgreSQL: an init container makes the role, cirrus grants it, the gateway reads as it, its password from the Secret', () => {
+  for (const node of ['node1', 'node2', 'node3']) {
+    const pod = podOf(render('values-three-orgs.yaml'), `platform-${node}`);
+    expect(pod.initContainers.map((c) => c.name)).toEqual(['prepare', 'read-role']);
+    const init = envOf(pod.initContainers[1]);
+    const gateway = envOf(pod.containers.find((c) => c.name === 'gateway')!);
+    const secret = { name: `platform-${node}-secrets`, key: 'cirrus-reader-password' };
+    for (const env of [init, gateway]) {
+      expect(env.get('CIRRUS_READER_PASSWORD')!.valueFrom).toEqual({ secretKeyRef: secret });
+      const url = env.get('CIRRUS_READ_DATABASE_URL')!;
+      // Kubernetes expands $(NAME) only from a variable defined before
+      expect(url.index).toBeGreaterThan(env.get('CIRRUS_READER_PASSWORD')!.index);
+      expect(url.value).toBe(`postgres://${CIRRUS_READ_ROLE}:$(CIRRUS_READER_PASSWORD)@platform-${node}-postgres.platform.svc.cluster.local:5432/platform`);
+      // the same server and database as the services' own URL
+      expect(env.get('DATABASE_URL')!.value!.replace(/^.*@/, '')).toBe(url.value!.replace(/^.*@/, ''));
+    }
+    expect(envOf(pod.containers.find((c) => c.name === 'cirrus')!).get('CIRRUS_READ_ROLE')!.value).toBe(CIRRUS_READ_ROLE);
+    // no other container learns of the role, its URL or its password
+    for (const c of pod.containers.filter((c) => c.name !== 'gateway')) {
+      expect([...envOf(c).keys()].filter((n) => READ_VARS.includes(n))).toEqual(c.name === 'cirrus' ? ['CIRRUS_READ_ROLE'] : []);
+    }
+  }
+});
+
+test('the read path with an operator\'s PostgreSQL: the role\'s URL from the Secret of DATABASE_URL; cirrusRead.enabled false leaves the gateway on the bus', () => {
+  const pod = podOf(render('values-external-postgres.yaml'), 'platform-node1');
+  const init = envOf(pod.initContainers.find((c) => c.name === 'read-role')!);
+  const gateway = envOf(pod.containers.find((c) => c.name === 'gateway')!);
+  for (const env of [init, gateway]) {
+    expect(env.get('DATABASE_URL')!.valueFrom).toEqual({ secretKeyRef: { name: 'node1-database', key: 'url' } });
+    expect(env.get('CIRRUS_READ_DATABASE_URL')!.valueFrom).toEqual({ secretKeyRef: { name: 'node1-database', key: 'read-url' } });
+    expect(env.has('CIRRUS_READER_PASSWORD')).toBe(false);
+  }
+  const off = helm(['template', 'platform', CHART_DIR, '-f', join(CHART_DIR, 'values-external-postgres.yaml'), '--set', 'cirrusRead.enabled=false']);
+  expect(off.stderr).toBe('');
+  const offPod = podOf(parseManifests(off.stdout), 'platform-node1');
+  expect(offPod.initContainers.map((c) => c.name)).toEqual(['prepare']);
+  expect(offPod.containers.flatMap((c) => [...envOf(c).keys()]).filter((n) => READ_VARS.includes(n))).toEqual([]);
+});
+
+test("the read role's password is in the node's Secret and nowhere else: not in the chart's values, not in any other object", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-chart-'));
+  try {
+    const [node] = parseNodes('node1:Org1');
+    const { secrets } = initNetwork([node], dir);
+    const password = secrets.node1.cirrusReaderPassword;
+    expect(password).toMatch(/^[0-9a-f]{48}$/);
+    const files = [join(CHART_DIR, 'values-single.yaml'), join(dir, 'network.yaml'), join(dir, 'secrets-node1.yaml')];
+    const text = renderChart({ release: 'platform', namespace: 'platform', valuesFiles: files });
+    const holding = parseManifests(text).filter((o) => JSON.stringify(o).includes(password));
+    expect(holding.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['Secret/platform-node1-secrets']);
+    expect(holding[0].stringData['cirrus-reader-password']).toBe(password);
+    expect(readFileSync(join(dir, 'node1', 'cirrus-reader-password'), 'utf8')).toBe(password);
+    // the chart's own values hold no key material: it comes from the operator's files (npm run deploy -- init)
+    for (const profile of profiles) expect(parse(readFileSync(join(CHART_DIR, profile), 'utf8')).nodeSecrets ?? {}).toEqual({});
+    // a Secret rendered from values made before the read role: refused, naming the value
+    const values = parse(readFileSync(files[2], 'utf8'));
+    delete values.nodeSecrets.node1.cirrusReaderPassword;
+    writeFileSync(files[2], stringify(values));
+    const before = helm(['template', 'platform', CHART_DIR, ...files.flatMap((f) => ['-f', f])]);
+    expect(before.status).not.toBe(0);
+    expect(before.stderr).toMatch(/nodeSecrets\.node1\.cirrusReaderPassword/);
+    expect(helm(['template', 'platform', CHART_DIR, ...files.flatMap((f) => ['-f', f]), '--set', 'cirrusRead.enabled=false']).status).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
 
 test('k8s/ is the three-organisation example as the chart renders it now (npm run deploy -- k8s)', () => {
   expect(K8S_EXAMPLE.profile).toBe('values-three-orgs.yaml');

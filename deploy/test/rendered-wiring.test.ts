@@ -3,10 +3,14 @@
 // rendered pod's containers started as local processes (test/support/local-pods.ts)
 // with the commands, environment, Secrets and ConfigMaps of the manifests.
 // The three nodes must form one network: each ready, a transaction made on
-// node1 read on node2 and node3 through their own gateways and tokens.
+// node1 read on node2 and node3 through their own gateways and tokens. Each
+// gateway reads cirrus's schema as the read role the pod's init container
+// made on its PostgreSQL, which may SELECT cirrus's tables and nothing more.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { CIRRUS_READ_ROLE } from '@platform/launcher';
 import { CHART_DIR, K8S_EXAMPLE, parseManifests, renderChart } from '../src/chart.js';
 import { initNetwork, parseNodes } from '../src/network-init.js';
 import { checkNetwork, devToken, waitReady } from '../src/smoke.js';
@@ -21,7 +25,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-test('the rendered three-organisation network forms one network: a transaction on node1 is read on node2 and node3', async () => {
+test('the rendered three-organisation network forms one network: a transaction on node1 is read on node2 and node3, each gateway reading cirrus as the read-only role', async () => {
   dir = mkdtempSync(join(tmpdir(), 'platform-wiring-'));
   const nodes = parseNodes('node1:Org1,node2:Org2,node3:Org3');
   initNetwork(nodes, dir);
@@ -45,8 +49,54 @@ test('the rendered three-organisation network forms one network: a transaction o
     console.log(`rendered wiring: ${objects.length} objects, ${cluster.pods.size} pods; contract ${check.address} created on node1 and read on all three, ${((Date.now() - started) / 1000).toFixed(1)} s after the pods started`);
     expect(check.reads).toHaveLength(3);
     expect(new Set(check.reads).size).toBe(1);
+    for (const node of nodes) await checkReadRole(cluster.pods.get(`platform-${node.name}-0`)!.env);
   } catch (err) {
     console.error(cluster?.logs().split('\n').slice(-120).join('\n'));
     throw err;
   }
 }, START_MS);
+
+/**
+ * The read path as a node pod has it: cirrus told the role, the gateway alone
+ * (and the init container that makes the role) its URL; as that role, cirrus's
+ * tables read, the gateway's own connections there, and every write refused.
+ */
+async function checkReadRole(env: Map<string, Record<string, string>>): Promise<void> {
+  expect(env.get('cirrus')!.CIRRUS_READ_ROLE).toBe(CIRRUS_READ_ROLE);
+  const knowing = [...env].filter(([, e]) => 'CIRRUS_READ_DATABASE_URL' in e || 'CIRRUS_READER_PASSWORD' in e).map(([container]) => container);
+  expect(knowing.sort()).toEqual(['gateway', 'read-role']);
+  const url = env.get('gateway')!.CIRRUS_READ_DATABASE_URL;
+  expect(url).toBe(env.get('read-role')!.CIRRUS_READ_DATABASE_URL);
+  const reader = new pg.Client({ connectionString: url });
+  await reader.connect();
+  // the SQLSTATE of a statement refused, or null when it ran
+  const refusal = async (sql: string, readWrite = false): Promise<string | null> => {
+    await reader.query(readWrite ? 'BEGIN READ WRITE' : 'BEGIN');
+    try {
+      await reader.query(sql);
+      return null;
+    } catch (err) {
+      return (err as { code?: string }).code ?? String(err);
+    } finally {
+      await reader.query('ROLLBACK');
+    }
+  };
+  try {
+    expect((await reader.query('SELECT current_user AS u')).rows[0].u).toBe(CIRRUS_READ_ROLE);
+    const { rows } = await reader.query<{ sql_name: string }>("SELECT sql_name FROM cirrus.tables WHERE contract = 'DeployCheck' AND kind = 'contract'");
+    expect(rows).toHaveLength(1);
+    const table = `cirrus.${rows[0].sql_name}`;
+    expect(Number((await reader.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)).toBeGreaterThanOrEqual(1);
+    // the gateway answered /cirrus/search through this role, not over the bus
+    const gateway = await reader.query("SELECT 1 FROM pg_stat_activity WHERE usename = current_user AND application_name LIKE 'gateway-cirrus-read%'");
+    expect(gateway.rowCount).toBeGreaterThan(0);
+    // read-only sessions (25006), and no privilege once a transaction asks to write (42501)
+    expect(await refusal(`DELETE FROM ${table}`)).toBe('25006');
+    expect(await refusal(`DELETE FROM ${table}`, true)).toBe('42501');
+    expect(await refusal('CREATE TEMP TABLE scratch (a int)', true)).toBe('42501');
+    expect(await refusal('CREATE TABLE public.scratch (a int)', true)).toBe('42501');
+    expect(await refusal('SELECT 1 FROM tx.transactions LIMIT 1')).toBe('42501');
+  } finally {
+    await reader.end();
+  }
+}

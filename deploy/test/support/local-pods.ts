@@ -8,8 +8,9 @@
 // Service by its hostname, localhost and 0.0.0.0 to the pod itself.
 //
 // What cannot run here stands in for itself: the PostgreSQL image's
-// entrypoint is replaced by a local PostgreSQL server per pod, given the user,
-// password and database the pod's environment names; `nats-server` is the
+// entrypoint is replaced by a local PostgreSQL server per pod, given the user
+// (a superuser, as the image makes it), password and database the pod's
+// environment names; `nats-server` is the
 // machine's; `node` is this one; the image's /app is this repository, whose
 // built JavaScript (`.build/…`, which the image builds) is built here first.
 // Init containers run first, in order, and must succeed; containers are
@@ -29,6 +30,8 @@ export interface LocalPod {
   /** container port by name and number: where the pod's port is reached locally (the PostgreSQL stand-in's differs) */
   ports: Map<string | number, number>;
   processes: Supervised[];
+  /** each container's environment as it ran (init containers too), names and paths made local */
+  env: Map<string, Record<string, string>>;
 }
 
 export interface LocalCluster {
@@ -58,7 +61,7 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
   const pods = new Map<string, LocalPod>();
   sets.forEach((set, i) => {
     const name = `${set.metadata.name}-0`;
-    pods.set(name, { name, ip: `${options.base}.${i + 2}`, labels: set.spec.template.metadata.labels, ports: new Map(), processes: [] });
+    pods.set(name, { name, ip: `${options.base}.${i + 2}`, labels: set.spec.template.metadata.labels, ports: new Map(), processes: [], env: new Map() });
   });
   const lines: string[] = [];
   const onLine = (pod: string, container: string, line: string) => {
@@ -172,7 +175,9 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
 
   const runInit = (pod: LocalPod, container: Container, mounts: Array<{ mountPath: string; dir: string }>) => {
     const { command, args, cwd } = commandOf(container, pod, mounts);
-    const run = spawnSync(command, args, { cwd, env: { ...baseEnv, ...envOf(container, pod, mounts) }, encoding: 'utf8', timeout: 120_000 });
+    const env = envOf(container, pod, mounts);
+    pod.env.set(container.name, env);
+    const run = spawnSync(command, args, { cwd, env: { ...baseEnv, ...env }, encoding: 'utf8', timeout: 120_000 });
     for (const line of `${run.stdout}${run.stderr}`.split('\n').filter(Boolean)) onLine(pod.name, container.name, line);
     if (run.status !== 0) throw new Error(`${pod.name}: init container ${container.name} failed (${run.status ?? run.signal}): ${run.stderr.trim().slice(-800)}`);
   };
@@ -186,7 +191,7 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
     try {
-      await client.query(`CREATE ROLE "${env.POSTGRES_USER}" LOGIN PASSWORD '${env.POSTGRES_PASSWORD.replace(/'/g, "''")}'`);
+      await client.query(`CREATE ROLE "${env.POSTGRES_USER}" SUPERUSER LOGIN PASSWORD '${env.POSTGRES_PASSWORD.replace(/'/g, "''")}'`);
       await client.query(`CREATE DATABASE "${env.POSTGRES_DB}" OWNER "${env.POSTGRES_USER}"`);
     } finally {
       await client.end();
@@ -218,7 +223,9 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
         continue;
       }
       const { command, args, cwd } = commandOf(container, pod, mounts);
-      pod.processes.push(supervise({ name: container.name, command, args, cwd, env: { ...baseEnv, ...envOf(container, pod, mounts) }, onLine: (name, line) => onLine(pod.name, name, line) }));
+      const env = envOf(container, pod, mounts);
+      pod.env.set(container.name, env);
+      pod.processes.push(supervise({ name: container.name, command, args, cwd, env: { ...baseEnv, ...env }, onLine: (name, line) => onLine(pod.name, name, line) }));
     }
   };
 

@@ -82,6 +82,44 @@ helm.sh/chart: {{ include "platform.chart" .root }}
 {{ include "platform.nodeName" . }}-postgres
 {{- end -}}
 
+{{/* the bundled PostgreSQL's address inside the cluster, host:port; args: dict "root" $ "node" $node */}}
+{{- define "platform.postgresAddress" -}}
+{{ include "platform.postgresName" . }}.{{ .root.Release.Namespace }}.svc.{{ .root.Values.clusterDomain }}:5432
+{{- end -}}
+
+{{/* the read-only role the gateway reads cirrus's schema as: the launcher's CIRRUS_READ_ROLE (a chart test keeps the two equal) */}}
+{{- define "platform.cirrusReadRole" -}}
+cirrus_reader
+{{- end -}}
+
+{{/* a container's DATABASE_URL: the bundled PostgreSQL as its owner, or the operator's URL; args: dict "root" $ "node" $node "secret" <the node's Secret> */}}
+{{- define "platform.databaseEnv" -}}
+{{- if .root.Values.postgres.enabled -}}
+- name: POSTGRES_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ .secret }}, key: postgres-password } }
+- { name: DATABASE_URL, value: "postgres://platform:$(POSTGRES_PASSWORD)@{{ include "platform.postgresAddress" . }}/platform" }
+{{- else -}}
+- name: DATABASE_URL
+  valueFrom: { secretKeyRef: { name: {{ replace "{node}" .node.name .root.Values.postgres.external.secretName }}, key: {{ .root.Values.postgres.external.key }} } }
+{{- end -}}
+{{- end -}}
+
+{{/*
+A container's CIRRUS_READ_DATABASE_URL: the same database as DATABASE_URL as the
+read role, its password from the node's Secret (the bundled PostgreSQL), or the
+operator's URL from the Secret of DATABASE_URL; args: as platform.databaseEnv
+*/}}
+{{- define "platform.cirrusReadEnv" -}}
+{{- if .root.Values.postgres.enabled -}}
+- name: CIRRUS_READER_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ .secret }}, key: cirrus-reader-password } }
+- { name: CIRRUS_READ_DATABASE_URL, value: "postgres://{{ include "platform.cirrusReadRole" . }}:$(CIRRUS_READER_PASSWORD)@{{ include "platform.postgresAddress" . }}/platform" }
+{{- else -}}
+- name: CIRRUS_READ_DATABASE_URL
+  valueFrom: { secretKeyRef: { name: {{ replace "{node}" .node.name .root.Values.postgres.external.secretName }}, key: {{ .root.Values.postgres.external.readKey }} } }
+{{- end -}}
+{{- end -}}
+
 {{- define "platform.image" -}}
 {{ .Values.image.repository }}:{{ .Values.image.tag }}
 {{- end -}}
