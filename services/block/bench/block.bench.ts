@@ -1,7 +1,10 @@
 // The block service against a real NATS: SolidVM function calls admitted on
 // tx.admitted.main until their results are on exec.main, published in batches
 // of 100 by several accounts at once (the transaction service's shape), and
-// the latency of a lone call on an idle chain.
+// the latency of a lone call on an idle chain; then the whole chain executed
+// again from the blocks stream on an empty store (a catch-up, a rebuild).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
@@ -10,8 +13,31 @@ import { createLogger, loadConfig, type ExecResult, type Transaction } from '@pl
 import { STREAMS, connectBus, encodeJson, ensureStream, streamManager } from '@platform/bus';
 import { contractAddress } from '@platform/crypto';
 import { startTestInfra } from '@platform/launcher';
-import { startBlockService } from '../src/index.js';
+import { chainStoreDirs, startBlockService } from '../src/index.js';
 import { Account, COUNTER, writeGenesis } from '../test/helpers.js';
+
+/**
+ * BLOCK_BENCH_PROFILE_DIR: a CPU profile of the re-execution phase is written
+ * there (`replay.cpuprofile`, for Chrome's DevTools or `speedscope`).
+ */
+async function startProfile(): Promise<{ stop(name: string): Promise<void> }> {
+  const dir = process.env.BLOCK_BENCH_PROFILE_DIR;
+  if (!dir) return { stop: async () => {} };
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  return {
+    async stop(name) {
+      const { profile } = await post('Profiler.stop');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
 
 const CLIENTS = 4;
 const BATCH = 100;
@@ -84,13 +110,28 @@ export async function run(): Promise<Array<{ name: string; value: number; unit: 
     }
     latencies.sort((a, b) => a - b);
     execs.stop();
+    const head = service.head();
     await service.stop();
+
+    // re-execution, as a node catching up or rebuilt runs it: the same chain applied again from the blocks stream by a service on an empty store
+    for (const dir of chainStoreDirs(dataDir)) rmSync(dir, { recursive: true, force: true });
+    const profile = await startProfile();
+    const replayStarted = performance.now();
+    const again = await startBlockService({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), logger: createLogger('block', 'silent'), natsUrl: infra.nats!.url, dataDir });
+    while (again.head().header.number < head.header.number) await new Promise((r) => setTimeout(r, 5));
+    const replaySeconds = (performance.now() - replayStarted) / 1000;
+    await profile.stop('replay');
+    if (again.head().hash !== head.hash) throw new Error('the chain executed again is not the same chain');
+    await again.stop();
+    const replayedTxs = CALLS + LONE + CLIENTS;
     return [
       { name: `SolidVM calls, ${CLIENTS} clients × batches of ${BATCH} (${cpus().length} cores)`, value: batchedRate, unit: 'tx/s' },
       { name: 'transactions per block in that run', value: CALLS / Math.max(1, blockCount), unit: 'tx/block' },
       { name: 'lone call on an idle chain, p50', value: latencies[Math.floor(LONE / 2)], unit: 'ms' },
       { name: 'lone call on an idle chain, p99', value: latencies[Math.floor(LONE * 0.99)], unit: 'ms' },
       { name: 'block service peak RSS (in-process with the driver)', value: process.resourceUsage().maxRSS / 1024, unit: 'MiB' },
+      { name: `the same ${head.header.number} blocks executed again from the stream (catch-up, rebuild), start included`, value: head.header.number / replaySeconds, unit: 'blocks/s' },
+      { name: 'the same, transactions', value: replayedTxs / replaySeconds, unit: 'tx/s' },
     ];
   } finally {
     await nc.close();

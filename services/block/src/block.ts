@@ -1,8 +1,11 @@
 // Blocks as bytes: the header's RLP (whose Keccak-256 is the block hash), the
-// transaction leaves behind transactionsRoot, and the proposer's signature.
+// transaction leaves behind transactionsRoot (tx-leaf.ts), and the proposer's signature.
 import type { Block, BlockAttestation, BlockHeader, Hash, Transaction } from '@platform/common';
 import { bytesToHex, hexToBytes, keccak256, recoverAddress, rlpEncode, sign, type KeyPair, type RlpInput } from '@platform/crypto';
 import { trieRootOf } from './state/mpt.js';
+import { transactionLeaf } from './tx-leaf.js';
+
+export { transactionLeaf, transactionLeafFields } from './tx-leaf.js';
 
 const utf8 = new TextEncoder();
 export const ZERO_HASH = '0'.repeat(64);
@@ -40,36 +43,6 @@ export function identitiesRoot(identities: Record<string, string>): Hash {
 
 export function blockHash(h: BlockHeader): Hash {
   return bytesToHex(keccak256(headerRlp(h)));
-}
-
-/**
- * Everything of a transaction that execution depends on, as RLP: the signed
- * fields, the signature, the metadata (sorted by key) and what admission
- * derived (sender, submitter). `admittedAt` is left out: it is not consensus data.
- */
-export function transactionLeaf(tx: Transaction): Uint8Array {
-  const metadata: RlpInput[] = Object.keys(tx.metadata)
-    .sort()
-    .map((k) => [utf8.encode(k), utf8.encode(tx.metadata[k])]);
-  const submitter: RlpInput[] = tx.submitter ? [utf8.encode(tx.submitter.username), utf8.encode(tx.submitter.organization ?? '')] : [];
-  return rlpEncode([
-    hexToBytes(tx.hash),
-    hexToBytes(tx.chainId),
-    hexToBytes(tx.from),
-    tx.nonce,
-    BigInt(tx.gasPrice),
-    BigInt(tx.gasLimit),
-    BigInt(tx.value),
-    tx.to === null ? new Uint8Array(0) : hexToBytes(tx.to),
-    hexToBytes(tx.initOrData),
-    metadata,
-    hexToBytes(tx.r),
-    hexToBytes(tx.s),
-    tx.v,
-    utf8.encode(tx.signingForm),
-    utf8.encode(tx.origin),
-    submitter,
-  ]);
 }
 
 /** Ethereum's transaction trie: keys RLP(index), values the transaction leaves. */

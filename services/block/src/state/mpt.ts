@@ -106,8 +106,10 @@ export class MerkleTrie {
    * The root hash. Every node made since the last commit is encoded and
    * hashed once; those of 32 bytes or more go into `written` (hex hash →
    * encoding), which is exactly what a store needs to keep to read this root.
+   * `written` null: a trie that is hashed and dropped (a block's transactions),
+   * whose nodes are neither kept nor remembered among the state's.
    */
-  commit(written: Map<string, Uint8Array>): Uint8Array {
+  commit(written: Map<string, Uint8Array> | null): Uint8Array {
     const top = this.top;
     if (top === null) return EMPTY_ROOT;
     if (top.kind === 'stored') return top.hash;
@@ -117,9 +119,7 @@ export class MerkleTrie {
     // inline item, what a parent would hold of it
     const encoded = rlpEncode(ref);
     const hash = keccak256(encoded);
-    const hex = bytesToHex(hash);
-    written.set(hex, encoded);
-    remember(hex, top, encoded.length);
+    keep(written, hash, top, encoded);
     return hash;
   }
 
@@ -218,17 +218,22 @@ export class MerkleTrie {
   }
 }
 
-/** The root of a trie holding these pairs, built from empty (later duplicates of a key win, an empty value deletes). */
+/**
+ * The root of a trie holding these pairs, built from empty (later duplicates
+ * of a key win, an empty value deletes). Its nodes are not remembered: a
+ * block's transactions trie in the decoded-node cache evicted the state's
+ * nodes for entries nobody reads again.
+ */
 export function trieRootOf(pairs: Iterable<readonly [Uint8Array, Uint8Array]>): Uint8Array {
   const trie = new MerkleTrie(EMPTY_ROOT, () => undefined);
   for (const [key, value] of pairs) trie.put(key, value);
-  return trie.commit(new Map());
+  return trie.commit(null);
 }
 
 // --- encoding ---------------------------------------------------------------------
 
 /** What the parent holds of `child`, encoding (and recording) new nodes beneath it first. */
-function refOf(child: Child, written: Map<string, Uint8Array>): Ref {
+function refOf(child: Child, written: Map<string, Uint8Array> | null): Ref {
   if (child.kind === 'stored') return child.hash;
   if (child.ref !== undefined) return child.ref;
   const item = itemOf(child, written);
@@ -237,15 +242,21 @@ function refOf(child: Child, written: Map<string, Uint8Array>): Ref {
     child.ref = item;
   } else {
     const hash = keccak256(encoded);
-    const hex = bytesToHex(hash);
-    written.set(hex, encoded);
+    keep(written, hash, child, encoded);
     child.ref = hash;
-    remember(hex, child, encoded.length);
   }
   return child.ref;
 }
 
-function itemOf(node: TrieNode, written: Map<string, Uint8Array>): RlpInput[] {
+/** A hashed node for the store (`written`) and the decoded-node cache; nothing for a trie hashed and dropped. */
+function keep(written: Map<string, Uint8Array> | null, hash: Uint8Array, node: TrieNode, encoded: Uint8Array): void {
+  if (written === null) return;
+  const hex = bytesToHex(hash);
+  written.set(hex, encoded);
+  remember(hex, node, encoded.length);
+}
+
+function itemOf(node: TrieNode, written: Map<string, Uint8Array> | null): RlpInput[] {
   if (node.kind === 'leaf') return [hexPrefix(node.path, true), node.value];
   if (node.kind === 'extension') return [hexPrefix(node.path, false), refOf(node.child, written)];
   const item: RlpInput[] = new Array<RlpInput>(17);
