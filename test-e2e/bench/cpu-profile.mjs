@@ -7,13 +7,15 @@
 // sends the signals around each phase:
 //   CPU_PROFILE_DIR=/tmp/prof NODE_BENCH_NODE_OPTIONS="--import $PWD/test-e2e/bench/cpu-profile.mjs" \
 //     node --import tsx scripts/bench.ts node
+// CPU_PROFILE_AUTOSTART=1 starts the profiler at once (a process whose
+// interesting part is its start, e.g. a node catching up: network.bench.ts).
 import { Session } from 'node:inspector';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.env.CPU_PROFILE_DIR;
 if (dir) {
-  const entry = process.argv.find((arg) => /\/(services|libs)\/[^/]+\/src\/main\.ts$/.test(arg)) ?? '';
+  const entry = process.argv.find((arg) => /\/(services|libs)\/[^/]+\/src\/main\.m?[tj]s$/.test(arg)) ?? '';
   const name = /\/(?:services|libs)\/([^/]+)\//.exec(entry)?.[1] ?? `pid${process.pid}`;
   const session = new Session();
   session.connect();
@@ -21,6 +23,10 @@ if (dir) {
   session.post('Profiler.setSamplingInterval', { interval: Number(process.env.CPU_PROFILE_INTERVAL_US ?? 250) });
   let running = false;
   let count = 0;
+  if (process.env.CPU_PROFILE_AUTOSTART === '1') {
+    running = true;
+    session.post('Profiler.start');
+  }
   process.on('SIGUSR2', () => {
     if (!running) {
       running = true;

@@ -7,6 +7,8 @@
 // The two cores of this machine carry every process of the three nodes, so
 // the network's absolute figures are a floor; the ratios are what to compare.
 // `NETWORK_BENCH_SECONDS` (default 8) sets each throughput phase.
+// `CPU_PROFILE_DIR=<dir> NETWORK_BENCH_CATCHUP_NODE_OPTIONS="--import <abs>/test-e2e/bench/cpu-profile.mjs"`
+// profiles node3's processes from their restart until they caught up.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -170,10 +172,13 @@ async function network(): Promise<Row[]> {
     chainStarted = null;
     catchUpTarget = target;
     const started = Date.now();
-    const restarted = await net.startNode(3, { LOG_LEVEL: 'debug' });
+    // NETWORK_BENCH_CATCHUP_NODE_OPTIONS with cpu-profile.mjs and CPU_PROFILE_DIR: node3's processes profiled from their start until caught up
+    const profiling = process.env.NETWORK_BENCH_CATCHUP_NODE_OPTIONS;
+    const restarted = await net.startNode(3, { LOG_LEVEL: 'debug', ...(profiling ? { NODE_OPTIONS: profiling, CPU_PROFILE_AUTOSTART: '1' } : {}) });
     const catcher = { node: restarted, token: await devToken(restarted, 'bench-catch-up') };
     while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 20));
     const done = Date.now();
+    if (profiling) for (const p of restarted.processes.values()) p.signal('SIGUSR2');
     const fromStart = grew / ((done - started) / 1000);
     rows.push(
       { name: 'network: chain growth while node3 was down', value: productionRate, unit: 'blocks/s' },
