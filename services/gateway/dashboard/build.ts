@@ -6,7 +6,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, stop } from 'esbuild';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const SOURCES = join(root, 'src');
@@ -41,6 +40,8 @@ function isStale(): boolean {
 
 /** Bundles src/main.js into dist/app.js; gateways started together may build at once: each writes its own file and renames it into place. */
 export async function buildDashboard(): Promise<string> {
+  // loaded only to build: a gateway whose bundle is current never loads esbuild
+  const { build, stop } = await import('esbuild');
   mkdirSync(join(root, 'dist'), { recursive: true });
   const temporary = `${BUNDLE}.${process.pid}.${Date.now()}.tmp`;
   await build({
