@@ -39,7 +39,8 @@ export interface NodeOptions {
    * rebuild everything this node derived from the network's blocks (docs/network.md
    * "Rebuilding a node from the network"): the block service's `--rebuild` runs to its end
    * before any service starts (chain stores and the node's results emptied), then the
-   * transaction service forgets its final results and cirrus reindexes, on their first start only
+   * transaction service forgets its final results, the chains service resets membership
+   * to the geneses and cirrus reindexes, on their first start only
    */
   rebuild?: boolean;
   /** every log line of every part, with the part's name */
@@ -211,7 +212,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     }
     const firstArgsOf: Partial<Record<(typeof NODE_SERVICES)[number], string[]>> = {
       ...(options.reindex || options.rebuild ? { cirrus: ['--reindex'] } : {}),
-      ...(options.rebuild ? { transaction: ['--rebuild'] } : {}),
+      ...(options.rebuild ? { transaction: ['--rebuild'], chains: ['--rebuild'] } : {}),
     };
     for (const service of NODE_SERVICES) await run(service, serviceEntry(service), envOf(service), firstArgsOf[service]);
 

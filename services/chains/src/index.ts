@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { DEFAULT_PROTOCOL, type Genesis, type Logger, type NodeConfig, type ProtocolParams } from '@platform/common';
 import { STREAMS, SUBJECTS, busJetStream, streamTopology, connectBus, serve, type BusCredentials } from '@platform/bus';
 import { startConsumers } from './consumers.js';
-import { createPool, migrate } from './db.js';
+import { createPool, inTransaction, migrate } from './db.js';
+import { resetMembership } from './store.js';
 import { chainsHandlers } from './endpoints.js';
 import { Who } from './who.js';
 
@@ -21,6 +22,8 @@ export interface ChainsServiceOptions {
   /** the service's NATS user; absent only against a test server that admits unauthenticated connections */
   natsCredentials?: BusCredentials | null;
   databaseUrl: string;
+  /** every chain's membership back to its genesis before consuming (the node's `--rebuild`: the governance events are applied again from the results published anew) */
+  rebuild?: boolean;
 }
 
 export interface RunningChainsService {
@@ -48,6 +51,7 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     pool.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
     undo.push(() => pool.end());
     await migrate(pool);
+    if (options.rebuild) logger.warn({ chains: await inTransaction(pool, resetMembership) }, 'rebuild: membership is back to each chain\'s genesis; the governance events are applied again as the blocks are executed again');
     const nc = await connectBus({ url: options.natsUrl, name: 'chains', credentials: options.natsCredentials ?? null, logger });
     undo.unshift(() => nc.drain());
     const bus = await busJetStream(nc, streamTopology(options.config));
@@ -55,6 +59,8 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     for (const spec of [STREAMS.exec, STREAMS.geneses]) await bus.ensure(spec);
     const consumers = await startConsumers({ nc, bus, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });
     undo.unshift(() => consumers.stop());
+    // whoever remembers who sees which chain asks again
+    if (options.rebuild) nc.publish(SUBJECTS.chains.visibilityChanged);
     const deps = { nc, js: bus.network.js, pool, logger, who: new Who(nc, options.config.nodeOrg), protocol: mainProtocol(options.config.dataDir) };
     const service = await serve(nc, { name: 'chains', version: VERSION, description: 'private chains: creation, records, membership', logger }, chainsHandlers(deps));
     undo.unshift(() => service.stop());

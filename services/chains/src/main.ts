@@ -9,7 +9,7 @@ const config = loadServiceConfig('chains', process.env, ['natsUrl', 'natsCredent
 });
 const logger = createLogger('chains', config.logLevel);
 try {
-  const service = await startChainsService({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'chains', seed: config.natsCredentials }, databaseUrl: config.databaseUrl });
+  const service = await startChainsService({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'chains', seed: config.natsCredentials }, databaseUrl: config.databaseUrl, rebuild: process.argv.includes('--rebuild') });
   stopOnSignals(logger, () => service.stop());
 } catch (err) {
   logger.fatal({ err }, 'the chains service could not start');

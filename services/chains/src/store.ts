@@ -30,6 +30,21 @@ export async function addMember(client: Client, chainId: string, m: ChainMember)
 }
 
 /**
+ * Every chain's membership back to its genesis, no governance event applied
+ * (the node's `--rebuild`, docs/network.md "Rebuilding a node from the
+ * network"): the events are applied again, in block order, from the results
+ * the block service publishes anew; one from a block the network replaced
+ * would otherwise stay. Answers how many chains were reset.
+ */
+export async function resetMembership(client: Client): Promise<number> {
+  const { rows } = await client.query<{ chain_id: string; genesis: Genesis }>('SELECT chain_id, genesis FROM chains.chains');
+  await client.query('DELETE FROM chains.members');
+  await client.query('UPDATE chains.chains SET applied_height = -1');
+  for (const { chain_id: chainId, genesis } of rows) for (const m of genesis.members) await addMember(client, chainId, m);
+  return rows.length;
+}
+
+/**
  * Removes the entries an event names and every narrower one under them:
  * removing an organization removes its units and users, removing a unit its
  * users (a removed organization must not stay in through a narrower entry).

@@ -9,7 +9,8 @@ import { BLOCK, CHAINS, SUBJECTS, VAULT, call, connectBus, encodeJson, handle, s
 import { DEFAULT_NODE_NAME, DEFAULT_PROTOCOL, GOVERNANCE_ADDRESS, PlatformError, chainGenesisText, loadConfig, type Transaction } from '@platform/common';
 import { hexToBytes, keccak256Hex, sealInEpoch } from '@platform/crypto';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
-import { startBlockService, type RunningBlockService } from '@platform/block';
+import { rebuildFromNetwork, startBlockService, type RunningBlockService } from '@platform/block';
+import pg from 'pg';
 import { Account, quietLogger, writeGenesis } from '../../block/test/helpers.js';
 import { sealGenesisFor } from '../../block/src/chain/chain-keys.js';
 import { loadNodeKey } from '../../block/src/node-key.js';
@@ -33,12 +34,15 @@ let infra: TestInfra;
 let nc: NatsConnection;
 let block: RunningBlockService;
 let chains: RunningChainsService;
+let databaseUrl: string;
+let dataDir: string;
+let config: ReturnType<typeof loadConfig>;
 const accounts = new Map([alice, bob, carol, dave].map((u) => [u.username, new Account()]));
 
 beforeAll(async () => {
   infra = await startTestInfra({ nats: true, postgres: true });
-  const databaseUrl = await infra.postgres!.createDatabase('chains');
-  const dataDir = `${infra.dataDir}/node`;
+  databaseUrl = await infra.postgres!.createDatabase('chains');
+  dataDir = `${infra.dataDir}/node`;
   writeGenesis(dataDir);
   nc = await connectBus({ url: infra.nats!.url, name: 'chains-test' });
   // the vault, played: the users' addresses
@@ -49,7 +53,7 @@ beforeAll(async () => {
       return { address: account.address, pubkey: '' };
     }),
   ]);
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', IDENTITY_REQUIRED: 'false' });
+  config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', IDENTITY_REQUIRED: 'false' });
   block = await startBlockService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, dataDir });
   chains = await startChainsService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, databaseUrl });
 }, 60_000);
@@ -239,4 +243,36 @@ describe('membership from governance events', () => {
       { orgName: 'E', commonName: 'erin', access: true },
     ]);
   });
+
+  test('rebuilt from the network (--rebuild): membership is what the governance events of the blocks say, and an entry no event made is gone', async () => {
+    const [id] = await call(nc, CHAINS.create, { ...alice, chains: [body()] });
+    await send('alice', id, GOVERNANCE_ADDRESS, 'addOrg', { _orgName: 'C' });
+    await until(async () => (await visible(carol)).includes(id));
+    // an entry as a governance event in a block the network replaced would leave it
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      await db.query(`INSERT INTO chains.members (chain_id, org_name, access) VALUES ($1, 'Z', true)`, [id]);
+    } finally {
+      await db.end();
+    }
+    const zed = { username: 'zed', organization: 'Z' };
+    expect(await visible(zed)).toContain(id);
+    const before = await call(nc, CHAINS.list, { ...carol, chainIds: [id] });
+
+    await chains.stop();
+    await block.stop();
+    await rebuildFromNetwork({ config, logger: quietLogger(), natsUrl: infra.nats!.url, dataDir });
+    block = await startBlockService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, dataDir });
+    chains = await startChainsService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, databaseUrl, rebuild: true });
+    await until(async () => (await visible(carol)).includes(id) && !(await visible(zed)).includes(id));
+    expect(await visible(bob)).toContain(id);
+    const [record] = await call(nc, CHAINS.list, { ...carol, chainIds: [id] });
+    expect(record.info.members).toEqual(before[0].info.members.filter((m: { orgName: string }) => m.orgName !== 'Z'));
+    expect(record.info.members).toEqual([
+      { orgName: 'A', commonName: 'alice', access: true },
+      { orgName: 'B', access: true },
+      { orgName: 'C', access: true },
+    ]);
+  }, 60_000);
 });
