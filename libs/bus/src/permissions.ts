@@ -113,7 +113,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     pings: [],
     streams: [
       { stream: STREAMS.tx.name, publish: true },
-      { stream: STREAMS.exec.name, consumers: ['transaction-results'] },
+      // read: the results a database crash lost after their messages were acknowledged are recorded again from the stream
+      { stream: STREAMS.exec.name, read: true, consumers: ['transaction-results'] },
       { stream: STREAMS.execParts.name, read: true },
     ],
   },

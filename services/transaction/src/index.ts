@@ -55,8 +55,10 @@ export async function startTransactionService(options: TransactionServiceOptions
   const undo: Array<() => Promise<unknown>> = [];
   const pool = createPool(options.databaseUrl);
   const markPool = createPool(options.databaseUrl, { max: 1, asyncCommit: true });
-  for (const p of [pool, markPool]) p.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
-  undo.unshift(() => Promise.all([pool.end(), markPool.end()]));
+  // final results, recorded without waiting for the WAL flush (consumer.ts says why that loses nothing)
+  const resultsPool = createPool(options.databaseUrl, { max: 2, asyncCommit: true });
+  for (const p of [pool, markPool, resultsPool]) p.on('error', (err) => logger.warn({ err }, 'an idle database connection failed'));
+  undo.unshift(() => Promise.all([pool.end(), markPool.end(), resultsPool.end()]));
   try {
     let faucet: Faucet | undefined;
     await migrate(pool, async (client) => {
@@ -84,7 +86,7 @@ export async function startTransactionService(options: TransactionServiceOptions
 
     const admitted = new AdmittedCache();
     const recent = new RecentResults();
-    const consumer = await startExecConsumer({ nc, js: bus.node.js, pool, logger, admitted, recent, faults: options.faults });
+    const consumer = await startExecConsumer({ nc, js: bus.node.js, jsm: bus.node.jsm, pool: resultsPool, logger, admitted, recent, faults: options.faults });
     undo.unshift(() => consumer.stop());
 
     // the main chain's rules (its minimum gas price) are the node's genesis's; a private chain's come with the chains service's answer

@@ -220,17 +220,23 @@ export async function forgetFinalResults(client: Client): Promise<number> {
 
 /**
  * One statement, one commit: moves the consumer's progress to `execSeq` if
- * it is behind it, and only then inserts the final results — a hash that
- * already has one keeps it. Two instances recording one sequence at once:
- * the progress row's lock makes the later one find it applied. Answers
- * whether the progress moved, and the hashes actually inserted.
+ * it is behind it and at `after` or beyond (the sequence of the stream's
+ * message before this one: the store holds everything up to it), and only
+ * then inserts the final results — a hash that already has one keeps it.
+ * Two instances recording one sequence at once: the progress row's lock
+ * makes the later one find it applied. Answers whether the progress moved,
+ * the hashes actually inserted, and `behind`: the stored progress when it is
+ * below `after` (commits lost by the database; the caller records the
+ * messages between first), else null.
  */
-export async function recordResults(pool: Db, consumer: string, results: FinalResult[], execSeq: number): Promise<{ advanced: boolean; inserted: Set<string> }> {
-  const { rows } = await query<{ advanced: boolean; inserted: string[] }>(
+export async function recordResults(pool: Db, consumer: string, results: FinalResult[], execSeq: number, after = 0): Promise<{ advanced: boolean; inserted: Set<string>; behind: number | null }> {
+  const { rows } = await query<{ advanced: boolean; inserted: string[]; prior: string | null }>(
     pool,
-    `WITH progress AS (
+    `WITH prior AS (
+       SELECT last_seq FROM tx.exec_progress WHERE consumer = $8
+     ), progress AS (
        INSERT INTO tx.exec_progress AS p (consumer, last_seq) VALUES ($8, $7)
-       ON CONFLICT (consumer) DO UPDATE SET last_seq = EXCLUDED.last_seq WHERE p.last_seq < EXCLUDED.last_seq
+       ON CONFLICT (consumer) DO UPDATE SET last_seq = EXCLUDED.last_seq WHERE p.last_seq < EXCLUDED.last_seq AND p.last_seq >= $9
        RETURNING 1
      ), inserted AS (
        INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
@@ -239,7 +245,7 @@ export async function recordResults(pool: Db, consumer: string, results: FinalRe
        ON CONFLICT (hash) DO NOTHING
        RETURNING hash
      )
-     SELECT EXISTS (SELECT 1 FROM progress) AS advanced, ARRAY(SELECT hash FROM inserted) AS inserted`,
+     SELECT EXISTS (SELECT 1 FROM progress) AS advanced, ARRAY(SELECT hash FROM inserted) AS inserted, (SELECT last_seq FROM prior) AS prior`,
     [
       results.map((r) => r.hash),
       results.map((r) => r.chainId),
@@ -249,9 +255,18 @@ export async function recordResults(pool: Db, consumer: string, results: FinalRe
       results.map((r) => (r.result.data === null ? null : JSON.stringify(r.result.data))),
       execSeq,
       consumer,
+      after,
     ],
   );
-  return { advanced: rows[0].advanced, inserted: new Set(rows[0].inserted) };
+  const { advanced, inserted, prior } = rows[0];
+  const stored = prior === null ? null : Number(prior);
+  return { advanced, inserted: new Set(inserted), behind: !advanced && stored !== null && stored < after ? stored : null };
+}
+
+/** The last exec stream sequence recorded for `consumer`; null before its first. */
+export async function recordedSequence(pool: Db, consumer: string): Promise<number | null> {
+  const { rows } = await query<{ last_seq: string }>(pool, 'SELECT last_seq FROM tx.exec_progress WHERE consumer = $1', [consumer]);
+  return rows.length === 0 ? null : Number(rows[0].last_seq);
 }
 
 // ---------------------------------------------------------------------------

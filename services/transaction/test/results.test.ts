@@ -7,7 +7,7 @@ import { recoverAddress, Wallet } from 'ethers';
 import { STREAMS, TX, call, declaredStream, ensureStream, type SubmitItem, type TxDoneNotice } from '@platform/bus';
 import { createLogger, type CreatedContract, type Transaction, type TxResult, type Xabi } from '@platform/common';
 import { AdmittedCache } from '../src/admitted-cache.js';
-import { doneNotices, recordExecResult } from '../src/consumer.js';
+import { EXEC_CONSUMER, doneNotices, recordExecResult } from '../src/consumer.js';
 import { createPool, migrate } from '../src/db.js';
 import { Outbox } from '../src/outbox.js';
 import { ChainSealer } from '../src/chain-seal.js';
@@ -196,6 +196,70 @@ describe('transaction - results, notices and the invariants', () => {
     expect((await nextNotice)[0].status).toBe('Success');
   });
 
+  /**
+   * Two blocks of one transaction each, recorded and acknowledged; then what a
+   * database crash that loses the last commits of results (synchronous_commit
+   * off) leaves: the progress back where it was before them, their results gone.
+   */
+  async function lostCommits(username: string): Promise<{ svc: Awaited<ReturnType<Fixture['start']>>; hashes: string[]; announced: TxResult[]; seqs: number[] }> {
+    const svc = await f.start();
+    await f.user(username);
+    const hashes: string[] = [];
+    const announced: TxResult[] = [];
+    const seqs: number[] = [];
+    for (const item of [get, send]) {
+      const [p] = await call(f.nc, TX.submit, { username, organization: null, chainId: null, transactions: [item] });
+      const [tx] = await transactions([p.hash]);
+      const done = notices([p.hash]);
+      seqs.push(await publishExec(f, execResult(++height, [receipt(tx, { returnValues: ['7'] })])));
+      announced.push(...(await done));
+      hashes.push(p.hash);
+    }
+    const jsm = await f.js.jetstreamManager();
+    await until('the consumer to acknowledge both', async () => (await jsm.consumers.info(STREAMS.exec.name, EXEC_CONSUMER)).ack_floor.stream_seq >= seqs[1]);
+    expect(await f.sql(svc.databaseUrl, 'SELECT last_seq::int AS seq FROM tx.exec_progress')).toEqual([{ seq: seqs[1] }]);
+    await f.sql(svc.databaseUrl, 'DELETE FROM tx.results WHERE hash = ANY($1)', [hashes]);
+    await f.sql(svc.databaseUrl, 'UPDATE tx.exec_progress SET last_seq = $1', [seqs[0] - 1]);
+    return { svc, hashes, announced, seqs };
+  }
+
+  async function storedResults(databaseUrl: string, hashes: string[]) {
+    return f.sql<{ hash: string; status: string; exec_seq: number }>(databaseUrl, 'SELECT hash, status, exec_seq::int FROM tx.results WHERE hash = ANY($1) ORDER BY exec_seq', [hashes]);
+  }
+
+  test('results a database crash lost after their messages were acknowledged are recorded again from the stream at the next start, as announced', async () => {
+    const { svc, hashes, announced, seqs } = await lostCommits('lena');
+    const again = notices(hashes);
+    await f.start({ databaseUrl: svc.databaseUrl });
+    expect(await again).toEqual(announced);
+    expect(await storedResults(svc.databaseUrl, hashes)).toEqual(hashes.map((hash, i) => ({ hash, status: 'Success', exec_seq: seqs[i] })));
+    // a fresh process answers from the database: the results as they were announced, their data included
+    expect(await call(f.nc, TX.results, { username: 'reader', organization: null, hashes })).toEqual(announced);
+    expect(await f.sql(svc.databaseUrl, 'SELECT last_seq::int AS seq FROM tx.exec_progress')).toEqual([{ seq: seqs[1] }]);
+  });
+
+  test('while the service runs: the next execution result finds the store behind and records the lost ones before it', async () => {
+    const { svc, hashes, announced, seqs } = await lostCommits('lina');
+    const [p] = await call(f.nc, TX.submit, { username: 'lina', organization: null, chainId: null, transactions: [get] });
+    const [tx] = await transactions([p.hash]);
+    const done = notices([...hashes, p.hash]);
+    const seq = await publishExec(f, execResult(++height, [receipt(tx, { returnValues: ['8'] })]));
+    const [first, second, third] = await done;
+    expect([first, second]).toEqual(announced);
+    expect(third).toMatchObject({ status: 'Success', hash: p.hash, data: { tag: 'Call', contents: ['8'] } });
+    expect(await storedResults(svc.databaseUrl, [...hashes, p.hash])).toEqual([...hashes, p.hash].map((hash, i) => ({ hash, status: 'Success', exec_seq: [...seqs, seq][i] })));
+    expect(await f.sql(svc.databaseUrl, 'SELECT last_seq::int AS seq FROM tx.exec_progress')).toEqual([{ seq }]);
+  });
+
+  test('while the service runs: after its database connections fail (a restarted database), the lost results are recorded again without waiting for a block', async () => {
+    const { svc, hashes, announced, seqs } = await lostCommits('lola');
+    const again = notices(hashes);
+    // what a database restart does to the service's idle connections
+    await f.sql(svc.databaseUrl, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'transaction'");
+    expect(await again).toEqual(announced);
+    expect(await storedResults(svc.databaseUrl, hashes)).toEqual(hashes.map((hash, i) => ({ hash, status: 'Success', exec_seq: seqs[i] })));
+  });
+
   test('recording: an exec sequence at or below the last applied one changes nothing', async () => {
     const pool = createPool(await f.database('tx_record'));
     try {
@@ -207,6 +271,8 @@ describe('transaction - results, notices and the invariants', () => {
       const redelivered = await recordExecResult(pool, 10, execResult(1, [receipt(tx, { status: 'Failure', message: 'x' })]));
       expect(redelivered).toEqual({ applied: false, results: applied.results });
       expect(await recordExecResult(pool, 9, execResult(1, [receipt({ hash: 'a3'.repeat(32), from: tx.from })]))).toEqual({ applied: false, results: [] });
+      // a message whose predecessor (11) the store does not hold: the store is behind, nothing is recorded
+      expect(await recordExecResult(pool, 12, execResult(3, [receipt({ hash: 'a4'.repeat(32), from: tx.from })]), undefined, 11)).toEqual({ applied: false, results: [], behind: 10 });
       const rows = await pool.query('SELECT hash FROM tx.results');
       expect(rows.rows).toEqual([{ hash: tx.hash }]);
       expect((await pool.query('SELECT last_seq::int AS seq FROM tx.exec_progress')).rows).toEqual([{ seq: 10 }]);
