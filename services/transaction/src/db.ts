@@ -218,6 +218,7 @@ export function inTransaction<T>(pool: Db, work: (client: Client) => Promise<T>)
   return inPgTransaction(pool, work, OWNER);
 }
 
-export function query<R extends pg.QueryResultRow>(pool: Db, text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
-  return pgQuery<R>(pool, text, values, OWNER);
+/** `prepared`: the statement's name, to prepare it once per connection (libs/pg) */
+export function query<R extends pg.QueryResultRow>(pool: Db, text: string, values: unknown[] = [], prepared?: string): Promise<pg.QueryResult<R>> {
+  return pgQuery<R>(pool, text, values, OWNER, prepared);
 }

@@ -257,6 +257,8 @@ export async function recordResults(pool: Db, consumer: string, results: FinalRe
       consumer,
       after,
     ],
+    // once per block, on a pool of its own: parsed and planned once per connection
+    'tx-record-results',
   );
   const { advanced, inserted, prior } = rows[0];
   const stored = prior === null ? null : Number(prior);
