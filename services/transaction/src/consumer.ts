@@ -188,7 +188,7 @@ export async function startExecConsumer(options: ExecConsumerOptions): Promise<{
     apply: async (seq, exec) => {
       let recorded = await recordExecResult(pool, seq, exec, admitted, seq - 1);
       if (recorded.behind !== undefined) {
-        logger.warn({ recorded: recorded.behind, seq }, 'the results store is behind this execution result (the database lost its last commits): recording the ones before it again from the stream');
+        logger.warn({ recorded: recorded.behind, seq }, 'the results store is behind the message before this execution result (the database lost its last commits, or the stream holds no such message): recording what the stream holds between first');
         recorded = await recordExecResult(pool, seq, exec, admitted, await recordMissed(recorded.behind, seq));
         if (recorded.behind !== undefined) throw new Error(`the results store is behind sequence ${seq - 1} still`);
       }

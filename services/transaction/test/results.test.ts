@@ -260,6 +260,18 @@ describe('transaction - results, notices and the invariants', () => {
     expect(await storedResults(svc.databaseUrl, hashes)).toEqual(hashes.map((hash, i) => ({ hash, status: 'Success', exec_seq: seqs[i] })));
   });
 
+  test('catching up skips a message the stream no longer holds', async () => {
+    const { svc, hashes, seqs } = await lostCommits('lise');
+    // the first lost block's message gone from the stream (an operator deleted it): only the second can be recorded again
+    const jsm = await f.js.jetstreamManager();
+    await jsm.streams.deleteMessage(STREAMS.exec.name, seqs[0]);
+    const again = notices([hashes[1]]);
+    await f.start({ databaseUrl: svc.databaseUrl });
+    await again;
+    expect(await storedResults(svc.databaseUrl, hashes)).toEqual([{ hash: hashes[1], status: 'Success', exec_seq: seqs[1] }]);
+    expect(await f.sql(svc.databaseUrl, 'SELECT last_seq::int AS seq FROM tx.exec_progress')).toEqual([{ seq: seqs[1] }]);
+  });
+
   test('recording: an exec sequence at or below the last applied one changes nothing', async () => {
     const pool = createPool(await f.database('tx_record'));
     try {
