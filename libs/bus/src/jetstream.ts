@@ -46,6 +46,19 @@ export async function ensureDurableConsumer(jsm: JetStreamManager, spec: Durable
   }
 }
 
+/**
+ * Deletes a durable consumer if there is one, so that the one declared next
+ * delivers its stream from the first message again (a consumer that forgot
+ * what it derived: a rebuild, a reindex).
+ */
+export async function deleteDurableConsumer(jsm: JetStreamManager, stream: string, durable: string): Promise<void> {
+  try {
+    await jsm.consumers.delete(stream, durable);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
 export async function streamManager(nc: NatsConnection): Promise<JetStreamManager> {
   return jetstreamManager(nc);
 }

@@ -4,8 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_PROTOCOL, type Genesis, type Logger, type NodeConfig, type ProtocolParams } from '@platform/common';
-import { STREAMS, SUBJECTS, busJetStream, streamTopology, connectBus, serve, type BusCredentials } from '@platform/bus';
-import { startConsumers } from './consumers.js';
+import { STREAMS, SUBJECTS, busJetStream, streamTopology, connectBus, deleteDurableConsumer, serve, type BusCredentials } from '@platform/bus';
+import { MEMBERSHIP_CONSUMER, startConsumers } from './consumers.js';
 import { createPool, inTransaction, migrate } from './db.js';
 import { resetMembership } from './store.js';
 import { chainsHandlers } from './endpoints.js';
@@ -57,6 +57,10 @@ export async function startChainsService(options: ChainsServiceOptions): Promise
     const bus = await busJetStream(nc, streamTopology(options.config));
     // any service of the node may start first: each declares the streams it uses
     for (const spec of [STREAMS.exec, STREAMS.geneses]) await bus.ensure(spec);
+    // membership back to the geneses, every governance event must come again: after the block
+    // service's rebuild step the consumer is gone with its stream, but a restart that repeats
+    // the flag (a Kubernetes container's args) finds it past the events
+    if (options.rebuild) await deleteDurableConsumer(bus.node.jsm, STREAMS.exec.name, MEMBERSHIP_CONSUMER);
     const consumers = await startConsumers({ nc, bus, pool, logger, visibilityChanged: () => nc.publish(SUBJECTS.chains.visibilityChanged) });
     undo.unshift(() => consumers.stop());
     // whoever remembers who sees which chain asks again

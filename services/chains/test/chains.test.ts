@@ -275,4 +275,20 @@ describe('membership from governance events', () => {
       { orgName: 'C', access: true },
     ]);
   }, 60_000);
+
+  test('--rebuild given again at a restart, without the block service\'s step (a Kubernetes container restarted with its args): the events already applied are applied again, none lost', async () => {
+    const [id] = await call(nc, CHAINS.create, { ...alice, chains: [body()] });
+    await send('alice', id, GOVERNANCE_ADDRESS, 'addOrg', { _orgName: 'C' });
+    await until(async () => (await visible(carol)).includes(id));
+
+    await chains.stop();
+    chains = await startChainsService({ config, logger: quietLogger(), natsUrl: infra.nats!.url, databaseUrl, rebuild: true });
+    await until(async () => (await visible(carol)).includes(id));
+    const [record] = await call(nc, CHAINS.list, { ...carol, chainIds: [id] });
+    expect(record.info.members).toEqual([
+      { orgName: 'A', commonName: 'alice', access: true },
+      { orgName: 'B', access: true },
+      { orgName: 'C', access: true },
+    ]);
+  }, 60_000);
 });

@@ -3,8 +3,7 @@
 // `cirrus`, one table per contract, history, event and side tables; the
 // `cirrus.search` endpoint answers PostgREST queries on them through
 // @platform/query. See README.md.
-import type { JetStreamManager } from '@nats-io/jetstream';
-import { STREAMS, VisibleChains, busJetStream, streamTopology, connectBus, ensureDurableConsumer, handle, serve, type BusCredentials } from '@platform/bus';
+import { STREAMS, VisibleChains, busJetStream, streamTopology, connectBus, deleteDurableConsumer, ensureDurableConsumer, handle, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { CIRRUS } from '@platform/bus';
 import { CIRRUS_CONSUMER, EXEC_ACK_WAIT_MS, EXEC_HEARTBEAT_MS, EXEC_MAX_IN_FLIGHT, appliedSequence, startIndexer } from './consumer.js';
@@ -42,16 +41,6 @@ export interface RunningCirrus {
 
 const VERSION = '0.1.0';
 
-async function deleteConsumer(jsm: JetStreamManager, durable: string): Promise<void> {
-  try {
-    await jsm.consumers.delete(STREAMS.exec.name, durable);
-  } catch (err) {
-    // 10014: there was none (a first start)
-    const e = err as { api_error?: { err_code?: number }; message?: string };
-    if (e?.api_error?.err_code !== 10014 && !/consumer not found/i.test(String(e?.message ?? ''))) throw err;
-  }
-}
-
 export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus> {
   const { logger } = options;
   const undo: Array<() => Promise<unknown>> = [];
@@ -75,7 +64,7 @@ export async function startCirrus(options: CirrusOptions): Promise<RunningCirrus
     // an empty model — a first start, a reindex, a rebuild, or a crash in the
     // middle of one — is filled from the stream's first message: a new
     // consumer delivers everything again (an old one would resume past it)
-    if ((await appliedSequence(pool)) === 0) await deleteConsumer(jsm, CIRRUS_CONSUMER);
+    if ((await appliedSequence(pool)) === 0) await deleteDurableConsumer(jsm, STREAMS.exec.name, CIRRUS_CONSUMER);
     await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: CIRRUS_CONSUMER, filterSubject: 'exec.>', ackWaitMs, maxAckPending: EXEC_MAX_IN_FLIGHT });
     const streamFirstSeq = (await jsm.streams.info(STREAMS.exec.name)).state.first_seq;
     const indexer = await startIndexer({ js, pool, logger, streamFirstSeq, index: { indexEvm: options.config.indexEvm }, heartbeatMs: Math.min(EXEC_HEARTBEAT_MS, ackWaitMs / 3), ...(options.onApplied ? { onApplied: options.onApplied } : {}) });

@@ -1,9 +1,9 @@
 // The transaction service: admission of vault-signed and raw transactions
 // (nonces, signatures, limits), the outbox to `tx.admitted.<chain>`, the
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
-import { STREAMS, busJetStream, streamTopology, connectBus, serve, type BusCredentials } from '@platform/bus';
+import { STREAMS, busJetStream, streamTopology, connectBus, deleteDurableConsumer, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
-import { EXEC_ACK_WAIT_MS, declareExecConsumer, startExecConsumer } from './consumer.js';
+import { EXEC_ACK_WAIT_MS, EXEC_CONSUMER, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { ChainGate } from './chains.js';
 import { mainProtocol } from './gas-price.js';
 import { IdentityGate } from './checks.js';
@@ -72,6 +72,10 @@ export async function startTransactionService(options: TransactionServiceOptions
     // any of the services sharing a stream may start first: each declares it identically
     await bus.ensure(STREAMS.tx);
     await bus.ensure(STREAMS.exec);
+    // the results forgotten, the consumer must deliver every result again: after the block
+    // service's rebuild step it is gone with its stream, but a restart that repeats the flag
+    // (a Kubernetes container's args) finds it past what was forgotten
+    if (options.rebuild) await deleteDurableConsumer(bus.node.jsm, STREAMS.exec.name, EXEC_CONSUMER);
     await declareExecConsumer(bus.node.jsm, options.execAckWaitMs ?? EXEC_ACK_WAIT_MS);
 
     // admitted transactions go to the network's stream; this node's results come from its own

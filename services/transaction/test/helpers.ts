@@ -23,7 +23,7 @@ export interface Fixture {
   /** a fresh database */
   database(name: string): Promise<string>;
   /** starts the service on its own fresh database unless one is given; stopped by the next start or at the end */
-  start(options?: { env?: Record<string, string>; databaseUrl?: string; faults?: Faults; logger?: Logger; outboxSweepMs?: number }): Promise<RunningTransactionService & { databaseUrl: string }>;
+  start(options?: { env?: Record<string, string>; databaseUrl?: string; faults?: Faults; logger?: Logger; outboxSweepMs?: number; rebuild?: boolean }): Promise<RunningTransactionService & { databaseUrl: string }>;
   /** a vault user's address, creating the key */
   user(username: string): Promise<string>;
   sql<R extends pg.QueryResultRow>(databaseUrl: string, text: string, values?: unknown[]): Promise<R[]>;
@@ -80,6 +80,7 @@ export async function fixture(): Promise<Fixture> {
         natsUrl,
         databaseUrl,
         faults: options.faults,
+        rebuild: options.rebuild,
         outboxSweepMs: options.outboxSweepMs ?? 60_000,
         // a message left unacknowledged by a simulated crash comes back quickly
         execAckWaitMs: 1_000,

@@ -172,6 +172,25 @@ describe('transaction - results, notices and the invariants', () => {
     expect(await call(f.nc, TX.results, { username: 'reader', organization: null, hashes: [p.hash] })).toEqual([final]);
   });
 
+  test('--rebuild given again at a restart, its results stream not declared anew (a Kubernetes container restarted with its args): every result forgotten is recorded again from the stream, none stays Pending', async () => {
+    const svc = await f.start();
+    await f.user('rhea');
+    const pendings = await call(f.nc, TX.submit, { username: 'rhea', organization: null, chainId: null, transactions: [get, get] });
+    const hashes = pendings.map((p) => p.hash);
+    const [one, two] = await transactions(hashes);
+    const done = notices(hashes);
+    await publishExec(f, execResult(++height, [receipt(one, { returnValues: ['3'] })]));
+    const seq = await publishExec(f, execResult(++height, [receipt(two, { status: 'Failure', message: 'no' })]));
+    const finals = await done;
+
+    await f.start({ databaseUrl: svc.databaseUrl, rebuild: true });
+    const results = () => call(f.nc, TX.results, { username: 'reader', organization: null, hashes });
+    await until('the results again', async () => (await results()).every((r) => r.status !== 'Pending'));
+    expect(await results()).toEqual(finals);
+    const [progress] = await f.sql<{ last_seq: string }>(svc.databaseUrl, 'SELECT last_seq FROM tx.exec_progress');
+    expect(Number(progress.last_seq)).toBe(seq);
+  });
+
   test('a crash between the results commit and the ack: the redelivered message changes nothing, and its notices go out again', async () => {
     const first = await f.start({ faults: { beforeExecAck: () => { throw new Error('simulated crash before ack'); } } });
     await f.user('uma');
