@@ -7,7 +7,7 @@ export { startTestInfra } from './testing.js';
 export type { TestInfra } from './testing.js';
 export { supervise } from './supervisor.js';
 export type { Supervised, SupervisedOptions } from './supervisor.js';
-export { CIRRUS_READ_ROLE, NODE_SERVICES, REPO_ROOT, serviceEntry, startNode } from './node.js';
+export { CIRRUS_READ_ROLE, NODE_SERVICES, REBUILD_FIRST_ARGS, REPO_ROOT, serviceEntry, startNode } from './node.js';
 export { BUILD_DIR, builtEntry } from './build.js';
 export { memoryEnv } from './memory.js';
 export { startNetwork } from './network.js';

@@ -22,6 +22,14 @@ export const CIRRUS_READ_ROLE = 'cirrus_reader';
 /** The node's services, in start order; the gateway last, as it routes to the others. */
 export const NODE_SERVICES = ['vault', 'transaction', 'block', 'cirrus', 'chains', 'files', 'gateway'] as const;
 
+/**
+ * What each service's first start gets when the node is rebuilt from the
+ * network, after the block service's `--rebuild` step (docs/network.md
+ * "Rebuilding a node from the network"); the Helm chart gives the same (a
+ * chart test keeps the two equal).
+ */
+export const REBUILD_FIRST_ARGS: Readonly<Partial<Record<(typeof NODE_SERVICES)[number], readonly string[]>>> = { transaction: ['--rebuild'], chains: ['--rebuild'], cirrus: ['--reindex'] };
+
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The TypeScript entry of a service (or `idp`), relative to the repository's root. */
@@ -156,7 +164,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       cirrusRead = { CIRRUS_READ_ROLE: CIRRUS_READ_ROLE, CIRRUS_READ_DATABASE_URL: await postgres.createReadRole(CIRRUS_READ_ROLE, 'platform') };
     }
 
-    const run = async (name: string, entry: string, env: Record<string, string | undefined>, firstArgs?: string[]): Promise<Supervised> => {
+    const run = async (name: string, entry: string, env: Record<string, string | undefined>, firstArgs?: readonly string[]): Promise<Supervised> => {
       const child = supervise({
         name,
         command: process.execPath,
@@ -210,9 +218,9 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       const env = envOf('block');
       await runToEnd({ name: 'block', command: process.execPath, args: [await builtEntry(REPO_ROOT, serviceEntry('block')), '--rebuild'], cwd: REPO_ROOT, env: { ...env, ...memoryEnv('block', env) }, onLine: options.onLine });
     }
-    const firstArgsOf: Partial<Record<(typeof NODE_SERVICES)[number], string[]>> = {
-      ...(options.reindex || options.rebuild ? { cirrus: ['--reindex'] } : {}),
-      ...(options.rebuild ? { transaction: ['--rebuild'], chains: ['--rebuild'] } : {}),
+    const firstArgsOf: Partial<Record<(typeof NODE_SERVICES)[number], readonly string[]>> = {
+      ...(options.reindex ? { cirrus: ['--reindex'] } : {}),
+      ...(options.rebuild ? REBUILD_FIRST_ARGS : {}),
     };
     for (const service of NODE_SERVICES) await run(service, serviceEntry(service), envOf(service), firstArgsOf[service]);
 

@@ -8,7 +8,7 @@ export interface SupervisedOptions {
   command: string;
   args: string[];
   /** appended to `args` on the first start only, not on restarts (a one-time request such as `--reindex`) */
-  firstArgs?: string[];
+  firstArgs?: readonly string[];
   env: Record<string, string | undefined>;
   cwd: string;
   /** every output line, and the supervisor's own notices */
