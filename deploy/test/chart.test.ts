@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUS_USERS } from '@platform/bus';
-import { BUILD_DIR, CIRRUS_READ_ROLE, memoryEnv, serviceEntry } from '@platform/launcher';
+import { BUILD_DIR, CIRRUS_READ_ROLE, REBUILD_FIRST_ARGS, memoryEnv, serviceEntry } from '@platform/launcher';
 import { parse, stringify } from 'yaml';
 import { CHART_DIR, K8S_EXAMPLE, parseManifests, readK8s, renderChart, renderK8s, valuesProfiles, type K8sObject } from '../src/chart.js';
 import { helm } from '../src/helm.js';
@@ -189,6 +189,47 @@ test("the read role's password is in the node's Secret and nowhere else: not in 
     expect(before.status).not.toBe(0);
     expect(before.stderr).toMatch(/nodeSecrets\.node1\.cirrusReaderPassword/);
     expect(helm(['template', 'platform', CHART_DIR, ...files.flatMap((f) => ['-f', f]), '--set', 'cirrusRead.enabled=false']).status).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+test("nodes[].rebuild: before the services, an init container runs the block service's --rebuild step as the block container runs; transaction and chains get --rebuild, cirrus --reindex, as the launcher gives them; nothing else changes, and a node without it is as before", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-chart-'));
+  try {
+    const values = parse(readFileSync(join(CHART_DIR, 'values-three-orgs.yaml'), 'utf8'));
+    values.nodes[0].rebuild = false;
+    values.nodes[1].rebuild = true;
+    const file = join(dir, 'rebuild.yaml');
+    writeFileSync(file, stringify(values));
+    const objects = parseManifests(renderChart({ release: 'platform', namespace: 'platform', valuesFiles: [file] }));
+    expect(await schemaProblems(objects)).toEqual([]);
+    expect(unknownFields(objects)).toEqual([]);
+
+    const key = (o: K8sObject) => `${o.kind}/${o.metadata.name}`;
+    const plain = new Map(render('values-three-orgs.yaml').map((o) => [key(o), o]));
+    expect(objects.map(key)).toEqual([...plain.keys()]);
+    expect(objects.filter((o) => JSON.stringify(o) !== JSON.stringify(plain.get(key(o)))).map(key)).toEqual(['StatefulSet/platform-node2']);
+
+    type Run = { name: string; args: string[]; lifecycle?: unknown };
+    const expected = structuredClone(plain.get('StatefulSet/platform-node2')!);
+    const pod = expected.spec.template.spec as { initContainers: Run[]; containers: Run[] };
+    // the block service's own container, run once to its end: its image, environment, credentials and volumes, no preStop pause
+    const { lifecycle: preStop, ...block } = pod.containers.find((c) => c.name === 'block')!;
+    expect(preStop).toBeDefined();
+    pod.initContainers.push({ ...block, name: 'rebuild', args: [...block.args, '--rebuild'] });
+    for (const c of pod.containers) c.args = [...c.args, ...(REBUILD_FIRST_ARGS[c.name as keyof typeof REBUILD_FIRST_ARGS] ?? [])];
+    const rebuilt = objects.find((o) => key(o) === 'StatefulSet/platform-node2')!;
+    expect(rebuilt).toEqual(expected);
+    // what the test compared against: the step last of the init containers, the three services' flags
+    const rebuiltPod = rebuilt.spec.template.spec as { initContainers: Run[]; containers: Run[] };
+    expect(rebuiltPod.initContainers.map((c) => c.name)).toEqual(['prepare', 'read-role', 'rebuild']);
+    expect(rebuiltPod.initContainers[2].args).toEqual(['node', '.build/services/block/src/main.mjs', '--rebuild']);
+    expect(Object.fromEntries(rebuiltPod.containers.filter((c) => c.args.length > 2).map((c) => [c.name, c.args.slice(2)]))).toEqual({ transaction: ['--rebuild'], cirrus: ['--reindex'], chains: ['--rebuild'] });
+
+    const wrong = helm(['template', 'platform', CHART_DIR, '--set-string', 'nodes[0].rebuild=yes']);
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.stderr).toMatch(/nodes\/0\/rebuild/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

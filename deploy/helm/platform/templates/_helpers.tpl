@@ -143,3 +143,77 @@ vault,transaction,block,cirrus,chains,files,gateway,observer
 {{- $semiSpace := dict "gateway" 4 "transaction" 4 "block" 4 "cirrus" 2 -}}
 --max-semi-space-size={{ get $semiSpace . | default 1 }} --v8-pool-size=1
 {{- end -}}
+
+{{/*
+A node service's environment: its container's, and the block service's
+rebuild step's (the same process, run once before the services); args: dict
+"root" $ "node" $node "secret" <the node's Secret> "service" <its name>
+*/}}
+{{- define "platform.serviceEnv" -}}
+# the memory each process may hold on to, as the launcher sets it (libs/launcher/src/memory.ts)
+- { name: NODE_OPTIONS, value: {{ include "platform.nodeOptions" .service | quote }} }
+- { name: MALLOC_ARENA_MAX, value: "2" }
+- { name: DATA_DIR, value: /data }
+- { name: HOST, value: 0.0.0.0 }
+- { name: PORT, value: "8080" }
+- { name: VAULT_PORT, value: "8090" }
+- { name: IDP_PORT, value: "8081" }
+{{- if ne .service "idp" }}
+- { name: NODE_NAME, value: {{ .node.name | quote }} }
+- { name: NODE_ORG, value: {{ .node.organization | quote }} }
+- { name: NETWORK_REPLICAS, value: {{ include "platform.replicas" .root | quote }} }
+- { name: NATS_URL, value: "nats://{{ include "platform.natsHost" . }}:4222" }
+- { name: NATS_CREDENTIALS, value: /etc/platform/bus/{{ .service }}.nk }
+{{- include "platform.databaseEnv" . | nindent 0 }}
+{{- if .root.Values.identity.devProvider }}
+- { name: OAUTH_DISCOVERY_URL, value: "http://127.0.0.1:8081/.well-known/openid-configuration" }
+{{- else }}
+- { name: OAUTH_DISCOVERY_URL, value: {{ required "identity.discoveryUrl: the OpenID provider's discovery URL, when identity.devProvider is false" .root.Values.identity.discoveryUrl | quote }} }
+{{- end }}
+{{- with .root.Values.identity.audience }}
+- { name: OAUTH_AUDIENCE, value: {{ . | quote }} }
+{{- end }}
+{{- end }}
+{{- if eq .service "transaction" }}
+- { name: FAUCET_KEY_FILE, value: /etc/platform/faucet/faucet.key }
+{{- end }}
+{{- if and .root.Values.cirrusRead.enabled (eq .service "cirrus") }}
+# the role cirrus grants its schema to at every start; only the gateway gets the role's URL (its password)
+- { name: CIRRUS_READ_ROLE, value: {{ include "platform.cirrusReadRole" .root }} }
+{{- end }}
+{{- if and .root.Values.cirrusRead.enabled (eq .service "gateway") }}
+# /cirrus/search read here as the read role (services/gateway/src/routes/cirrus.ts), not asked of cirrus over NATS
+{{- include "platform.cirrusReadEnv" . | nindent 0 }}
+{{- end }}
+{{- if eq .service "gateway" }}
+# the chart runs no files service (nor an object store) yet: the gateway neither routes the file endpoints nor waits for it
+- { name: FILES_URL, value: none }
+{{- end }}
+{{- if eq .service "vault" }}
+- { name: NODE_CA_CERT, value: /etc/platform/ca/ca.pem }
+- { name: NODE_CA_KEY, value: /etc/platform/ca/ca.key }
+- name: VAULT_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ .secret }}, key: vault-password } }
+# set only while rotating the password: the vault re-encrypts its keys under it at its start
+- name: VAULT_NEW_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ .secret }}, key: vault-new-password, optional: true } }
+{{- end }}
+{{- range $name, $value := .root.Values.settings }}
+- { name: {{ $name }}, value: {{ $value | toString | quote }} }
+{{- end }}
+{{- end -}}
+
+{{/* a node service's volumes: its container's, and the block service's rebuild step's; args: the service's name */}}
+{{- define "platform.serviceMounts" -}}
+- { name: data, mountPath: /data }
+- { name: tmp, mountPath: /tmp }
+{{- if ne . "idp" }}
+- { name: bus-{{ . }}, mountPath: /etc/platform/bus, readOnly: true }
+{{- end }}
+{{- if eq . "transaction" }}
+- { name: faucet, mountPath: /etc/platform/faucet, readOnly: true }
+{{- end }}
+{{- if eq . "vault" }}
+- { name: ca, mountPath: /etc/platform/ca, readOnly: true }
+{{- end }}
+{{- end -}}
