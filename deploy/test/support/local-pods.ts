@@ -38,6 +38,12 @@ export interface LocalCluster {
   pods: Map<string, LocalPod>;
   /** a Service's address, host:port, for a port of the Service */
   serviceAddress(service: string, port: number): string;
+  /**
+   * the pod of a StatefulSet made again from its (new) template, as the
+   * controller replaces it: its containers stopped, its emptyDirs emptied,
+   * its volume claims kept, then its init containers and containers run
+   */
+  replacePod(set: K8sObject): Promise<LocalPod>;
   /** the last lines of every container's output */
   logs(): string;
   stop(): Promise<void>;
@@ -229,10 +235,15 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
     }
   };
 
+  const stopPod = async (pod: LocalPod) => {
+    for (const p of [...pod.processes].reverse()) await p.stop().catch(() => {});
+    pod.processes = [];
+  };
+
   const stop = async () => {
     // the node pods first, then NATS, then PostgreSQL: the order the services' own shutdown expects
     const order = [...pods.values()].sort((a, b) => rank(a) - rank(b));
-    for (const pod of order) for (const p of [...pod.processes].reverse()) await p.stop().catch(() => {});
+    for (const pod of order) await stopPod(pod);
     for (const { server, dir } of postgresServers) {
       await server.stop().catch(() => {});
       removeDataDir(dir);
@@ -264,6 +275,15 @@ export async function runLocally(objects: K8sObject[], options: { namespace: str
       if (!service) throw new Error(`no Service ${name}`);
       const pod = selected(service);
       return `${pod.ip}:${targetOf(service, pod, port)}`;
+    },
+    async replacePod(set) {
+      const pod = pods.get(`${set.metadata.name}-0`)!;
+      await stopPod(pod);
+      pod.env.clear();
+      // a new pod's emptyDirs, Secrets and ConfigMaps are written anew; its claims stay
+      rmSync(join(root, pod.name, 'volumes'), { recursive: true, force: true });
+      await startPod(set);
+      return pod;
     },
     logs: () => lines.join('\n'),
     stop,
