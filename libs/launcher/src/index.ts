@@ -1,7 +1,7 @@
 export { freePort, waitForPort } from './ports.js';
 export { NETWORK_CLUSTER_NAME, NETWORK_ROUTE_USER, ensureNatsServer, natsServerConfig, networkReplicas, startNats } from './nats.js';
 export type { NatsClusterOptions, NatsOptions, RunningNats } from './nats.js';
-export { LOCATION_FILE, RELOCATION_BASES, createDatabaseIfMissing, createReadRole, postgresClusterDir, removeDataDir, removePostgresFiles, startPostgres } from './postgres.js';
+export { LOCATION_FILE, RELOCATION_BASES, createDatabaseIfMissing, createReadRole, scramVerifier, postgresClusterDir, removeDataDir, removePostgresFiles, startPostgres } from './postgres.js';
 export type { PostgresOptions, RunningPostgres } from './postgres.js';
 export { startTestInfra } from './testing.js';
 export type { TestInfra } from './testing.js';

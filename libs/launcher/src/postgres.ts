@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { arch, platform, tmpdir } from 'node:os';
 import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from './ports.js';
 
@@ -212,8 +212,26 @@ export async function createDatabaseIfMissing(maintenanceUrl: string, database: 
  * `public` (both revoked from PUBLIC in this database). It is granted nothing
  * here: the owner of a schema grants it what it may read (cirrus: its schema,
  * @platform/cirrus-read `grantReadAccess`). Made when missing, its
- * attributes and password set again at every start.
+ * attributes and password set again at every start (as its SCRAM verifier:
+ * the statement never carries the password).
  */
+/**
+ * The SCRAM-SHA-256 verifier PostgreSQL stores for a password (RFC 5802,
+ * RFC 7677; the form of `pg_authid.rolpassword`):
+ * `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`, base64. Given
+ * to `ALTER ROLE … PASSWORD` it is stored as it is, so the statement carries
+ * no password: a server that logs DDL (`log_statement = ddl`) logs a
+ * verifier, never the password. Passwords here are ASCII, which SASLprep
+ * leaves as it is.
+ */
+export function scramVerifier(password: string, salt: Buffer = randomBytes(16), iterations = 4096): string {
+  const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
+  const hmac = (key: Buffer, text: string) => createHmac('sha256', key).update(text).digest();
+  const storedKey = createHash('sha256').update(hmac(salted, 'Client Key')).digest();
+  const serverKey = hmac(salted, 'Server Key');
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`;
+}
+
 export async function createReadRole(databaseUrl: string, role: string, password: string): Promise<void> {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(role)) throw new Error(`invalid role name ${role}`);
   if (!/^[A-Za-z0-9_-]+$/.test(password)) throw new Error('a read role password is base64url text');
@@ -222,7 +240,7 @@ export async function createReadRole(databaseUrl: string, role: string, password
   try {
     const database = (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db;
     await createUnlessExists(client, 'SELECT 1 FROM pg_roles WHERE rolname = $1', [role], `CREATE ROLE ${role}`, '42710'); // duplicate_object
-    await client.query(`ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 64 PASSWORD '${password}'`);
+    await client.query(`ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT CONNECTION LIMIT 64 PASSWORD '${scramVerifier(password)}'`);
     await client.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
     await client.query(`REVOKE TEMPORARY ON DATABASE "${database}" FROM PUBLIC`);
     await client.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');

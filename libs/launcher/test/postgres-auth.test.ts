@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startPostgres } from '../src/postgres.js';
+import { createReadRole, scramVerifier, startPostgres } from '../src/postgres.js';
 
 async function authMethods(url: string): Promise<{ methods: string[]; verifier: string }> {
   const client = new pg.Client({ connectionString: url });
@@ -43,6 +43,47 @@ describe('embedded PostgreSQL authentication', () => {
     try {
       expect((await authMethods(postgres.url)).methods).toEqual(['scram-sha-256']);
     } finally {
+      await postgres.stop();
+    }
+  }, 120_000);
+});
+
+describe('the read role', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-pg-read-role-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  test('its password is set as a SCRAM verifier: PostgreSQL computes the same one from the password, the role logs in with it, and the statement logged carries no password', async () => {
+    const logLines: string[] = [];
+    const postgres = await startPostgres({ dataDir, onLog: (line) => logLines.push(line) });
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    try {
+      // PostgreSQL itself as the oracle: a password it hashes, and ours with its salt and iterations
+      const password = 'Oracle_password-1';
+      await admin.query(`CREATE ROLE scram_oracle LOGIN PASSWORD '${password}'`);
+      const stored = (await admin.query<{ p: string }>("SELECT rolpassword AS p FROM pg_authid WHERE rolname = 'scram_oracle'")).rows[0].p;
+      const [, iterations, salt] = /^SCRAM-SHA-256\$(\d+):([^$]+)\$/.exec(stored)!;
+      expect(scramVerifier(password, Buffer.from(salt!, 'base64'), Number(iterations))).toBe(stored);
+
+      // every statement of the next sessions logged: the read role's password must not be among them
+      await admin.query("ALTER SYSTEM SET log_statement = 'all'");
+      await admin.query('SELECT pg_reload_conf()');
+      const secret = 'Read_role_secret-42';
+      await createReadRole(postgres.url, 'reader_test', secret);
+      const url = new URL(postgres.url);
+      url.username = 'reader_test';
+      url.password = secret;
+      const reader = new pg.Client({ connectionString: url.toString() });
+      await reader.connect();
+      expect((await reader.query<{ ok: number }>('SELECT 1 AS ok')).rows[0].ok).toBe(1);
+      await reader.end();
+      await admin.query('ALTER SYSTEM RESET log_statement');
+      await admin.query('SELECT pg_reload_conf()');
+      const logged = logLines.join('\n');
+      expect(logged).toMatch(/ALTER ROLE reader_test/);
+      expect(logged).not.toContain(secret);
+    } finally {
+      await admin.end();
       await postgres.stop();
     }
   }, 120_000);
