@@ -34,7 +34,7 @@ export interface NodeConfig {
    * CIRRUS_READ_DATABASE_URL: the gateway answers `/cirrus/search` itself,
    * reading cirrus's schema as a read-only role (docs/architecture.md "State
    * and storage"); unset: it asks cirrus over NATS. `npm start` sets it for
-   * the embedded PostgreSQL.
+   * the embedded PostgreSQL, the Helm chart for each node's database.
    */
   cirrusReadDatabaseUrl: string | null;
   /** CIRRUS_READ_ROLE: the role cirrus grants read access to its schema (the role of CIRRUS_READ_DATABASE_URL); unset: none */

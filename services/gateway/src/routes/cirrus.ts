@@ -2,7 +2,7 @@
 // language over every contract's table, its history, its events and the side
 // tables of its arrays and mappings. The query string is searched as it came,
 // by @platform/cirrus-read's search, in one of two places:
-// - with CIRRUS_READ_DATABASE_URL (`npm start` sets it), here: the gateway
+// - with CIRRUS_READ_DATABASE_URL (`npm start` and the Helm chart set it), here: the gateway
 //   reads cirrus's schema as the read-only role, with the caller's visible
 //   chains (the chains service's answer, as cirrus asks it) — the one
 //   deliberate exception to "no service reads another's schema"
