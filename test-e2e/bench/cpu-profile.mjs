@@ -3,8 +3,9 @@
 // NODE_OPTIONS, but accepts `--import` of this file. With CPU_PROFILE_DIR set,
 // each SIGUSR2 toggles the V8 profiler: the first starts it, the second
 // writes `<CPU_PROFILE_DIR>/<name>-<n>.cpuprofile` (Chrome DevTools' format;
-// name = the entry's service folder, n = 1, 2, …), and so on. node.bench.ts
-// sends the signals around each phase:
+// name = the entry's service folder, its source or its bundle under .build/,
+// n = 1, 2, …), and so on. node.bench.ts sends the signals around each phase
+// (services/cirrus/bench/query.bench.ts around its gateway phase):
 //   CPU_PROFILE_DIR=/tmp/prof NODE_BENCH_NODE_OPTIONS="--import $PWD/test-e2e/bench/cpu-profile.mjs" \
 //     node --import tsx scripts/bench.ts node
 // CPU_PROFILE_AUTOSTART=1 starts the profiler at once (a process whose
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 
 const dir = process.env.CPU_PROFILE_DIR;
 if (dir) {
-  const entry = process.argv.find((arg) => /\/(services|libs)\/[^/]+\/src\/main\.m?[tj]s$/.test(arg)) ?? '';
+  const entry = process.argv.find((arg) => /\/(services|libs)\/[^/]+\/src\/main\.(?:ts|mjs)$/.test(arg)) ?? '';
   const name = /\/(?:services|libs)\/([^/]+)\//.exec(entry)?.[1] ?? `pid${process.pid}`;
   const session = new Session();
   session.connect();

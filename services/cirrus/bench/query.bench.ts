@@ -17,6 +17,9 @@
 // backends) over a round, divided by its queries — steadier than a rate on a
 // shared host. Indexes of a contract table: primary key (address, chainId),
 // block_number, chainId — the ones cirrus creates for every contract table.
+// `QUERY_BENCH_NODE_OPTIONS` is passed to every node process as NODE_OPTIONS:
+// with `--import <abs path>/test-e2e/bench/cpu-profile.mjs` and CPU_PROFILE_DIR,
+// each process writes a CPU profile of the last round's gateway phase.
 // `npm run bench -- cirrus/bench/query`, or `node --import tsx services/cirrus/bench/query.bench.ts`.
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -116,6 +119,8 @@ export async function run(): Promise<BenchResult[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cirrus-bench-'));
   const env: Record<string, string | undefined> = { ...process.env };
   for (const name of ['NATS_URL', 'DATABASE_URL', 'CIRRUS_READ_DATABASE_URL', 'CIRRUS_READ_ROLE', 'OAUTH_DISCOVERY_URL', 'VAULT_PASSWORD', 'HOST']) delete env[name];
+  if (process.env.QUERY_BENCH_NODE_OPTIONS) env.NODE_OPTIONS = process.env.QUERY_BENCH_NODE_OPTIONS;
+  const profiling = Boolean(process.env.CPU_PROFILE_DIR && env.NODE_OPTIONS?.includes('cpu-profile'));
   const node = await startNode({
     env: { ...env, PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn', IDENTITY_REQUIRED: 'false' },
     onLine: () => {},
@@ -178,11 +183,22 @@ export async function run(): Promise<BenchResult[]> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const key of ['gateway', 'endpoint', 'direct', 'http'] as const) {
         for (let i = 0; i < 100; i++) await ops[key]();
+        const profiled = profiling && key === 'gateway' && round === ROUNDS - 1;
+        // cpu-profile.mjs: the first signal starts each process's profiler, the second writes its profile
+        const toggle = async () => {
+          for (const p of node.processes.values()) p.signal('SIGUSR2');
+          await new Promise((resolve) => setTimeout(resolve, 300));
+        };
+        if (profiled) await toggle();
         const before = proc ? cpuByPid(node) : null;
         const t = await measureConcurrent(ops[key], { concurrency: CONCURRENCY, seconds: SECONDS, warmup: 0 });
         if (before) {
           const parts = cpuPerCall(before, cpuByPid(node), t.perSecond * SECONDS);
           if (cpu[key] === undefined || total(parts) < total(cpu[key])) cpu[key] = parts;
+        }
+        if (profiled) {
+          await toggle();
+          console.log(`   profiles of the gateway phase: ${process.env.CPU_PROFILE_DIR}`);
         }
         if (t.perSecond > best[key].perSecond) best[key] = t;
       }
