@@ -16,6 +16,7 @@ import { installBodyParsers } from './body.js';
 import { installRequestDeadline } from './deadline.js';
 import { MAX_PARAM_LENGTH, clientErrorHandler, frameworkErrors, installErrorHandling } from './errors.js';
 import { installObservability } from './observability.js';
+import { requestLoggerFactory } from './request-logger.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { networkRoutes } from './routes/network.js';
 import { chainRoutes } from './routes/chains.js';
@@ -85,6 +86,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     loggerInstance: deps.logger as FastifyBaseLogger,
     // one line per request, written by the onResponse hook below
     logController: new LogController({ disableRequestLogging: true }),
+    // each request's child logger is made when the request first logs (request-logger.ts)
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: effectiveBodyLimit(deps.config.bodyLimit, deps.nc.info?.max_payload),
     // Node's limit is the whole server's: it stays on headers (its headersTimeout, 60 s), and each body gets its own (deadline.ts)
     requestTimeout: 0,

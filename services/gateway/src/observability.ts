@@ -44,8 +44,14 @@ export function installObservability(app: FastifyInstance, deps: ReadinessDeps):
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // one series per route, method and status: its child is looked up by a plain key instead of hashing the labels at every request
+  const series = new Map<string, Histogram.Internal<'route' | 'method' | 'status'>>();
   app.addHook('onResponse', async (request, reply) => {
-    duration.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? 'unmatched';
+    const key = `${reply.statusCode} ${request.method} ${route}`;
+    let child = series.get(key);
+    if (child === undefined) series.set(key, (child = duration.labels({ route, method: request.method, status: String(reply.statusCode) })));
+    child.observe(reply.elapsedTime / 1000);
   });
 
   /** The block service's chains, or null when it does not answer (its own check says so). */

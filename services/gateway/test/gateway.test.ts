@@ -213,6 +213,12 @@ describe('gateway', () => {
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test("each request's log line carries its request id", async () => {
+    await send(base, { method: 'GET', url: '/platform/v2.3/key', headers: { authorization: `Bearer ${token}`, 'x-request-id': 'logged-7' } });
+    const lines = logLines.map((line) => JSON.parse(line) as { reqId?: string; msg?: string; status?: number });
+    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'logged-7', msg: 'request', status: 200 }));
+  });
+
   test('the OpenAPI document describes the key routes and the error body', async () => {
     const doc = (await send(base, { method: 'GET', url: '/openapi.json' })).json();
     expect(doc.paths['/platform/v2.3/key']).toHaveProperty('post');
