@@ -12,6 +12,7 @@ import { catalogueOf, parseQuery, planQuery, runQueryJson, type CatalogueRelatio
 import type { SearchRequest, SearchResponse } from '@platform/bus';
 import { bareReadings } from './naming.js';
 import { CATALOGUE_CHANNEL, catalogueTable, contractTablesOf, familiesOf, qualified, tableNamed, type TableRec } from './catalogue.js';
+import { textRowsOf } from './text-rows.js';
 
 /** What the searches read with: a pool (the LISTEN connection of TableResolver is its own). */
 export type Db = pg.Pool;
@@ -480,15 +481,17 @@ export async function search(pool: Db, resolver: TableResolver, request: SearchR
     if (key !== undefined) resolver.remember(key, plan, generation, fresh);
   }
   const statementName = resolver.statementName(plan.sql);
+  // the rows as PostgreSQL's text, written to JSON as they are (text-rows.ts)
+  const rows = textRowsOf(pool);
   let result;
   try {
-    result = await runQueryJson(pool, plan, statementName === undefined ? {} : { statementName });
+    result = await runQueryJson(rows, plan, statementName === undefined ? {} : { statementName });
   } catch (err) {
     // 0A000 "cached plan must not change result type": a table of that name was dropped and made again
     // with other column types (a rebuilt read model) since this connection prepared the text
     if (statementName === undefined || (err as { code?: unknown } | null)?.code !== '0A000') throw err;
     resolver.forgetStatement(plan.sql);
-    result = await runQueryJson(pool, plan);
+    result = await runQueryJson(rows, plan);
   }
   return {
     rows: result.json,

@@ -26,7 +26,7 @@ export { planQuery } from './plan/plan.js';
 export type { PlanOptions, QueryPlan } from './plan/plan.js';
 export type { OutputColumn, OutputKind } from './plan/select.js';
 export { nativeStatement, runQuery, runQueryJson } from './run.js';
-export type { Database, JsonQueryResult, JsonValue, PgQueryable, QueryResult, Row, RunOptions } from './run.js';
+export type { Database, JsonQueryResult, JsonValue, PgQueryable, QueryResult, Row, RunOptions, TextRowSource } from './run.js';
 export { rangeAnswer } from './range.js';
 export type { RangeAnswer } from './range.js';
 export { jsonNumber, jsonText, parseJson, toJson } from './json.js';

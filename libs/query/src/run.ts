@@ -40,7 +40,7 @@ function json(value: unknown): JsonValue {
 
 const SHAPERS: Record<OutputKind, (value: unknown) => JsonValue> = {
   text: (v) => (v === null || v === undefined ? null : String(v)),
-  boolean: (v) => (v === null || v === undefined ? null : Boolean(v)),
+  boolean: (v) => (v === null || v === undefined ? null : truth(v)),
   numeric,
   count: numeric,
   json,
@@ -56,11 +56,29 @@ export interface PgQueryable {
   query(config: { text: string; values: unknown[]; rowMode: 'array'; name?: string }): Promise<{ rows: unknown[][] }>;
 }
 
-export type Database = Knex | Knex.Transaction | PgQueryable;
+/**
+ * Rows as PostgreSQL wrote them, each field its text (or null), with no
+ * driver type parsing in between: what `@platform/cirrus-read` runs its
+ * statements with. Booleans arrive as `t` and `f`; every other output column
+ * of a plan is text already, or a number whose text is what is written.
+ */
+export interface TextRowSource {
+  /** `name`: a prepared statement of that name (runQueryJson's option) */
+  textRows(statement: { text: string; values: unknown[]; name?: string }): Promise<ReadonlyArray<ReadonlyArray<string | null>>>;
+}
+
+export type Database = Knex | Knex.Transaction | PgQueryable | TextRowSource;
 
 function isKnex(db: Database): db is Knex | Knex.Transaction {
   return typeof (db as Knex).raw === 'function';
 }
+
+function isTextRowSource(db: Database): db is TextRowSource {
+  return typeof (db as TextRowSource).textRows === 'function';
+}
+
+/** A boolean column's value: the driver's boolean, or PostgreSQL's text of one (a TextRowSource). */
+const truth = (v: unknown): boolean => v === true || v === 't';
 
 /** a plan's statement in pg's form, made once per plan (plans are remembered and run again) */
 const nativeTexts = new WeakMap<QueryPlan, string>();
@@ -72,11 +90,12 @@ function nativeText(plan: QueryPlan, sql: string): string {
   return text;
 }
 
-async function arrayRows(db: Database, plan: QueryPlan, sql: string, bindings: readonly unknown[], name?: string): Promise<unknown[][]> {
+async function arrayRows(db: Database, plan: QueryPlan, sql: string, bindings: readonly unknown[], name?: string): Promise<ReadonlyArray<ReadonlyArray<unknown>>> {
   if (isKnex(db)) {
     const result = await db.raw(sql, bindings as Knex.RawBinding[]).options({ rowMode: 'array' });
     return (result as { rows: unknown[][] }).rows;
   }
+  if (isTextRowSource(db)) return db.textRows({ text: nativeText(plan, sql), values: [...bindings], ...(name === undefined ? {} : { name }) });
   return (await db.query({ text: nativeText(plan, sql), values: [...bindings], rowMode: 'array', ...(name === undefined ? {} : { name }) })).rows;
 }
 
@@ -106,7 +125,7 @@ function castFault(err: unknown, plan: QueryPlan): PlatformError | null {
   return badQuery(`the select's casts (${plan.casts.join(', ')}) cannot be applied to the values they read: ${reason}`, { casts: plan.casts, sqlState: code });
 }
 
-async function statementRows(db: Database, plan: QueryPlan, text: string, bindings: readonly unknown[], name?: string): Promise<unknown[][]> {
+async function statementRows(db: Database, plan: QueryPlan, text: string, bindings: readonly unknown[], name?: string): Promise<ReadonlyArray<ReadonlyArray<unknown>>> {
   try {
     return await arrayRows(db, plan, text, bindings, name);
   } catch (err) {
@@ -154,7 +173,7 @@ function jsonString(s: string): string {
 
 const WRITERS: Record<OutputKind, (value: unknown) => string> = {
   text: (v) => (v === null || v === undefined ? 'null' : jsonString(String(v))),
-  boolean: (v) => (v === null || v === undefined ? 'null' : v ? 'true' : 'false'),
+  boolean: (v) => (v === null || v === undefined ? 'null' : truth(v) ? 'true' : 'false'),
   numeric: (v) => {
     if (v === null || v === undefined) return 'null';
     const text = String(v);

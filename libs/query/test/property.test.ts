@@ -6,8 +6,9 @@
 // values (so that many reach the database).
 import fc from 'fast-check';
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { PlatformError } from '@platform/common';
-import { parseQuery, planQuery, runQuery, runQueryJson, toJson } from '../src/index.js';
+import { parseQuery, planQuery, runQuery, runQueryJson, toJson, type TextRowSource } from '../src/index.js';
 import { LONG_NAME, VISIBLE, catalogue } from './fixtures.js';
 import { type TestDb, startTestDb } from './db.js';
 
@@ -161,13 +162,22 @@ describe('properties', () => {
   describe('on PostgreSQL', () => {
     let db: TestDb;
     let knex: Knex;
+    let pool: pg.Pool;
+    // PostgreSQL's text of every field, no type parsed (what @platform/cirrus-read reads rows as)
+    let textRows: TextRowSource;
     beforeAll(async () => {
       db = await startTestDb('query_property');
       knex = db.knex;
+      pool = new pg.Pool({ connectionString: db.url, max: 2 });
+      const asText = { getTypeParser: () => (value: string) => value };
+      textRows = { textRows: async ({ text, values }) => (await pool.query<Array<string | null>>({ text, values, rowMode: 'array', types: asText })).rows };
     });
-    afterAll(async () => db?.stop());
+    afterAll(async () => {
+      await pool?.end();
+      await db?.stop();
+    });
 
-    test('a plan never meets an SQL error, returns only visible rows, and runQueryJson writes the same body (3,000 random queries)', async () => {
+    test('a plan never meets an SQL error, returns only visible rows, and runQueryJson writes the same body, from the driver\'s values and from PostgreSQL\'s text (3,000 random queries)', async () => {
       const outcomes: Outcome[] = [];
       await fc.assert(
         fc.asyncProperty(requests, async (r) => {
@@ -183,6 +193,9 @@ describe('properties', () => {
           // the body written straight from the values is the same text (test/json-direct.test.ts)
           const direct = await runQueryJson(knex, p);
           expect([direct.json, direct.status, direct.contentRange]).toEqual([toJson(result.rows), result.status, result.contentRange]);
+          // and from PostgreSQL's text of the fields, booleans as `t` and `f`
+          const fromText = await runQueryJson(textRows, p);
+          expect([fromText.json, fromText.status, fromText.contentRange]).toEqual([toJson(result.rows), result.status, result.contentRange]);
           if (!r.visible.includes('c2')) expect(toJson(result.rows)).not.toMatch(/secret|"chainId":"c2"/);
           if (!r.visible.includes('c1')) expect(toJson(result.rows)).not.toMatch(/"chainId":"c1"/);
         }),
