@@ -103,11 +103,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
   });
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request, reply) => {
+  // hooks that never wait are written with `done`: an async one costs a promise and a turn of the microtask queue per request
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (deps.logger.isLevelEnabled('info')) request.log.info({ method: request.method, url: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
   });
   installRequestDeadline(app, deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   installBodyParsers(app);

@@ -14,8 +14,11 @@ declare module 'fastify' {
 /** Adds the token check to every route registered in `app`'s scope; their documents list its 401 with the other statuses every route answers. */
 export function requireToken(app: FastifyInstance, verifier: TokenVerifier, options: { allowNoExp: boolean }): void {
   documentCommonStatuses(app);
-  app.addHook('onRequest', async (request) => {
-    request.principal = await verifier.verify(request.headers.authorization, { allowNoExp: options.allowNoExp });
+  app.addHook('onRequest', (request, _reply, done) => {
+    verifier.verify(request.headers.authorization, { allowNoExp: options.allowNoExp }).then((principal) => {
+      request.principal = principal;
+      done();
+    }, done);
   });
 }
 

@@ -17,7 +17,7 @@ declare module 'fastify' {
 }
 
 export function installRequestDeadline(app: FastifyInstance, ms: number): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
     if (request.routeOptions.config?.streamed) {
       const socket = raw.socket;
@@ -28,10 +28,10 @@ export function installRequestDeadline(app: FastifyInstance, ms: number): void {
         socket.off('timeout', stalled);
         socket.setTimeout(0);
       });
-      return;
+      return done();
     }
     // a request whose body has all arrived (a GET has none) has nothing left to wait for
-    if (raw.complete) return;
+    if (raw.complete) return done();
     const timer = setTimeout(() => {
       const socket = raw.socket;
       if (raw.complete || !socket || socket.destroyed) return;
@@ -43,5 +43,6 @@ export function installRequestDeadline(app: FastifyInstance, ms: number): void {
     const clear = () => clearTimeout(timer);
     raw.once('end', clear);
     raw.once('close', clear);
+    done();
   });
 }

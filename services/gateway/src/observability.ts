@@ -46,12 +46,13 @@ export function installObservability(app: FastifyInstance, deps: ReadinessDeps):
   });
   // one series per route, method and status: its child is looked up by a plain key instead of hashing the labels at every request
   const series = new Map<string, Histogram.Internal<'route' | 'method' | 'status'>>();
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const key = `${reply.statusCode} ${request.method} ${route}`;
     let child = series.get(key);
     if (child === undefined) series.set(key, (child = duration.labels({ route, method: request.method, status: String(reply.statusCode) })));
     child.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   /** The block service's chains, or null when it does not answer (its own check says so). */
