@@ -7,12 +7,6 @@
 //
 // A connection is told apart by the servers it joins: each side of a route
 // sends `INFO {…"name":"<server name>"…}` first thing.
-//
-// It can also tamper: `tamperInto(server, find, replace)` rewrites, in what
-// flows toward one server, every occurrence of some bytes with as many
-// others (the network test's node fed a tampered block). A message's length
-// is kept, so the protocol's framing holds; an occurrence split between two
-// reads of the socket passes untouched (the test sends until one is caught).
 import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -30,28 +24,7 @@ export interface RouteRecorder {
   /** where the other servers reach node `index`'s routes */
   address(index: number): string;
   connections(): RecordedConnection[];
-  /** rewrites `find` as `replace` (same length) in what flows toward the server named `server`, from now on; `rewritten()` counts them */
-  tamperInto(server: string, find: Buffer, replace: Buffer): { rewritten(): number };
   stop(): Promise<void>;
-}
-
-interface Tamper {
-  server: string;
-  find: Buffer;
-  replace: Buffer;
-  count: number;
-}
-
-/** `chunk` with every occurrence of a rule's bytes replaced, for the rules of the server it flows toward (known by the names that side announced). */
-function tampered(chunk: Buffer, toward: ReadonlySet<string>, rules: readonly Tamper[]): Buffer {
-  for (const rule of rules) {
-    if (!toward.has(rule.server)) continue;
-    for (let at = chunk.indexOf(rule.find); at >= 0; at = chunk.indexOf(rule.find, at + rule.find.length)) {
-      rule.replace.copy(chunk, at);
-      rule.count++;
-    }
-  }
-  return chunk;
 }
 
 /** A streaming search of one direction of a connection for every needle, across chunk boundaries. */
@@ -82,7 +55,6 @@ const SERVER_NAME = /"(?:server_)?name":"([^"]+)"/g;
  */
 export async function startRouteRecorder(targets: ReadonlyMap<number, number>, needles: ReadonlyMap<string, Buffer>): Promise<RouteRecorder> {
   const list = [...needles].map(([label, bytes]) => ({ label, bytes }));
-  const rules: Tamper[] = [];
   const connections: RecordedConnection[] = [];
   const servers: Server[] = [];
   const sockets = new Set<Socket>();
@@ -101,11 +73,6 @@ export async function startRouteRecorder(targets: ReadonlyMap<number, number>, n
           outbound.destroy();
         });
       }
-      // the names each side announced: what flows toward a side is tampered by that side's rules
-      const announced = new Map<Socket, Set<string>>([
-        [inbound, new Set()],
-        [outbound, new Set()],
-      ]);
       const relay = (from: Socket, to: Socket) => {
         const scanner = new NeedleScanner(list, record.found);
         let head = '';
@@ -113,13 +80,10 @@ export async function startRouteRecorder(targets: ReadonlyMap<number, number>, n
           record.bytes += chunk.length;
           if (head.length < 4096) {
             head += chunk.toString('latin1');
-            for (const [, name] of head.matchAll(SERVER_NAME)) {
-              record.servers.add(name!);
-              announced.get(from)!.add(name!);
-            }
+            for (const [, name] of head.matchAll(SERVER_NAME)) record.servers.add(name!);
           }
           scanner.scan(chunk);
-          to.write(rules.length > 0 ? tampered(chunk, announced.get(to)!, rules) : chunk);
+          to.write(chunk);
         });
         from.on('end', () => to.end());
       };
@@ -139,12 +103,6 @@ export async function startRouteRecorder(targets: ReadonlyMap<number, number>, n
       return address;
     },
     connections: () => [...connections],
-    tamperInto(server, find, replace) {
-      if (find.length !== replace.length || find.length === 0) throw new Error('a tampering keeps the length: find and replace must be as long, and not empty');
-      const rule: Tamper = { server, find, replace, count: 0 };
-      rules.push(rule);
-      return { rewritten: () => rule.count };
-    },
     async stop() {
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
