@@ -14,7 +14,7 @@ export {
   isHighS,
   verify,
 } from './keys.js';
-export { type RlpInput, type RlpDecoded, rlpEncode, rlpDecode, bigintToMinimalBytes, bytesToBigint } from './rlp.js';
+export { type RlpInput, type RlpDecoded, rlpEncode, rlpDecode, rlpHeaderLength, writeRlpHeader, bigintToMinimalBytes, bytesToBigint } from './rlp.js';
 export {
   type UnsignedTxFields,
   type SigningForm,

@@ -87,11 +87,11 @@ export function encodeItem(item: RlpItem): Uint8Array {
         out[pos] = it[0]!;
         return pos + 1;
       }
-      pos = writeHeader(out, 0x80, it.length, pos);
+      pos = writeRlpHeader(out, 0x80, it.length, pos);
       out.set(it, pos);
       return pos + it.length;
     }
-    pos = writeHeader(out, 0xc0, payloads[next++]!, pos);
+    pos = writeRlpHeader(out, 0xc0, payloads[next++]!, pos);
     for (const child of it) pos = write(child, pos);
     return pos;
   };
@@ -101,14 +101,14 @@ export function encodeItem(item: RlpItem): Uint8Array {
 
 /** The encoded length of `item`; pushes each list's payload length, lists in pre-order. */
 function measure(item: RlpItem, payloads: number[]): number {
-  if (item instanceof Uint8Array) return item.length === 1 && item[0]! < 0x80 ? 1 : headerLength(item.length) + item.length;
+  if (item instanceof Uint8Array) return item.length === 1 && item[0]! < 0x80 ? 1 : rlpHeaderLength(item.length) + item.length;
   if (!Array.isArray(item)) throw new CryptoError('BAD_RLP', `cannot RLP-encode a value of type ${describe(item)}`);
   const slot = payloads.length;
   payloads.push(0);
   let payload = 0;
   for (const child of item) payload += measure(child, payloads);
   payloads[slot] = payload;
-  return headerLength(payload) + payload;
+  return rlpHeaderLength(payload) + payload;
 }
 
 function lengthBytes(length: number): number {
@@ -117,11 +117,13 @@ function lengthBytes(length: number): number {
   return n;
 }
 
-function headerLength(length: number): number {
+/** The size of the RLP header of a string or list whose payload is `length` bytes. */
+export function rlpHeaderLength(length: number): number {
   return length < 56 ? 1 : 1 + lengthBytes(length);
 }
 
-function writeHeader(out: Uint8Array, offset: 0x80 | 0xc0, length: number, pos: number): number {
+/** Writes at `pos` the RLP header of a string (0x80) or list (0xc0) whose payload is `length` bytes; answers the position after it. */
+export function writeRlpHeader(out: Uint8Array, offset: 0x80 | 0xc0, length: number, pos: number): number {
   if (length < 56) {
     out[pos] = offset + length;
     return pos + 1;

@@ -7,7 +7,7 @@
 // property test keeps the two equal (test/tx-leaf.test.ts).
 import { Buffer } from 'node:buffer';
 import type { Transaction } from '@platform/common';
-import { bigintToMinimalBytes, hexToBytes, type RlpInput } from '@platform/crypto';
+import { bigintToMinimalBytes, hexToBytes, rlpHeaderLength, writeRlpHeader, type RlpInput } from '@platform/crypto';
 
 const utf8 = new TextEncoder();
 
@@ -44,29 +44,6 @@ export function transactionLeafFields(tx: Transaction): RlpInput {
 
 // --- the writer -------------------------------------------------------------------
 
-/** Bytes of a length's big-endian form (RLP's long headers). */
-function lengthOfLength(length: number): number {
-  let n = 0;
-  for (let l = length; l > 0; l = Math.floor(l / 256)) n++;
-  return n;
-}
-
-/** RLP's header size for a string or list whose payload is `length` bytes. */
-function headerSize(length: number): number {
-  return length <= 55 ? 1 : 1 + lengthOfLength(length);
-}
-
-function writeHeader(out: Buffer, offset: number, length: number, pos: number): number {
-  if (length <= 55) {
-    out[pos] = offset + length;
-    return pos + 1;
-  }
-  const n = lengthOfLength(length);
-  out[pos] = offset + 55 + n;
-  for (let i = n, l = length; i > 0; i--, l = Math.floor(l / 256)) out[pos + i] = l % 256;
-  return pos + 1 + n;
-}
-
 /**
  * One string of the leaf: its bytes given as hexadecimal (already checked by
  * the transaction's shape, or by admission), as text (written as UTF-8), or
@@ -95,7 +72,7 @@ function firstByte(p: Piece): number {
 }
 
 function encodedSize(p: Piece): number {
-  return p.length === 1 && firstByte(p) < 0x80 ? 1 : headerSize(p.length) + p.length;
+  return p.length === 1 && firstByte(p) < 0x80 ? 1 : rlpHeaderLength(p.length) + p.length;
 }
 
 function writePiece(out: Buffer, p: Piece, pos: number): number {
@@ -103,7 +80,7 @@ function writePiece(out: Buffer, p: Piece, pos: number): number {
     out[pos] = firstByte(p);
     return pos + 1;
   }
-  pos = writeHeader(out, 0x80, p.length, pos);
+  pos = writeRlpHeader(out, 0x80, p.length, pos);
   if (p.kind === 'hex') out.write(p.text, pos, 'hex');
   else if (p.kind === 'utf8') out.write(p.text, pos, 'utf8');
   else out.set(p.bytes, pos);
@@ -119,25 +96,25 @@ export function transactionLeaf(tx: Transaction): Uint8Array {
   const tail = [hex(tx.r), hex(tx.s), integer(BigInt(tx.v)), text(tx.signingForm), text(tx.origin)];
 
   const pairPayloads = pairs.map(([k, v]) => encodedSize(k) + encodedSize(v));
-  const metadataPayload = pairPayloads.reduce((sum, n) => sum + headerSize(n) + n, 0);
+  const metadataPayload = pairPayloads.reduce((sum, n) => sum + rlpHeaderLength(n) + n, 0);
   const submitterPayload = submitter.reduce((sum, p) => sum + encodedSize(p), 0);
   const payload =
     head.reduce((sum, p) => sum + encodedSize(p), 0) +
-    headerSize(metadataPayload) + metadataPayload +
+    rlpHeaderLength(metadataPayload) + metadataPayload +
     tail.reduce((sum, p) => sum + encodedSize(p), 0) +
-    headerSize(submitterPayload) + submitterPayload;
+    rlpHeaderLength(submitterPayload) + submitterPayload;
 
-  const out = Buffer.allocUnsafe(headerSize(payload) + payload);
-  let pos = writeHeader(out, 0xc0, payload, 0);
+  const out = Buffer.allocUnsafe(rlpHeaderLength(payload) + payload);
+  let pos = writeRlpHeader(out, 0xc0, payload, 0);
   for (const p of head) pos = writePiece(out, p, pos);
-  pos = writeHeader(out, 0xc0, metadataPayload, pos);
+  pos = writeRlpHeader(out, 0xc0, metadataPayload, pos);
   pairs.forEach(([k, v], i) => {
-    pos = writeHeader(out, 0xc0, pairPayloads[i]!, pos);
+    pos = writeRlpHeader(out, 0xc0, pairPayloads[i]!, pos);
     pos = writePiece(out, k, pos);
     pos = writePiece(out, v, pos);
   });
   for (const p of tail) pos = writePiece(out, p, pos);
-  pos = writeHeader(out, 0xc0, submitterPayload, pos);
+  pos = writeRlpHeader(out, 0xc0, submitterPayload, pos);
   for (const p of submitter) pos = writePiece(out, p, pos);
   if (pos !== out.length) throw new Error(`a transaction leaf's size was measured as ${out.length} bytes but ${pos} were written`);
   return out;
