@@ -164,14 +164,18 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
       cirrusRead = { CIRRUS_READ_ROLE: CIRRUS_READ_ROLE, CIRRUS_READ_DATABASE_URL: await postgres.createReadRole(CIRRUS_READ_ROLE, 'platform') };
     }
 
+    // a part of the node as a process: its built entry, with its memory settings
+    const partProcess = async (name: string, entry: string, env: Record<string, string | undefined>) => ({
+      name,
+      command: process.execPath,
+      args: [await builtEntry(REPO_ROOT, entry)],
+      cwd: REPO_ROOT,
+      env: { ...env, ...memoryEnv(name, env) },
+    });
     const run = async (name: string, entry: string, env: Record<string, string | undefined>, firstArgs?: readonly string[]): Promise<Supervised> => {
       const child = supervise({
-        name,
-        command: process.execPath,
-        args: [await builtEntry(REPO_ROOT, entry)],
+        ...(await partProcess(name, entry, env)),
         ...(firstArgs ? { firstArgs } : {}),
-        cwd: REPO_ROOT,
-        env: { ...env, ...memoryEnv(name, env) },
         onLine: (part, line) => {
           tails.add(part, line);
           options.onLine(part, line);
@@ -215,8 +219,8 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     };
     // before any consumer of the node's results runs: none may read a result the rebuild removes
     if (options.rebuild) {
-      const env = envOf('block');
-      await runToEnd({ name: 'block', command: process.execPath, args: [await builtEntry(REPO_ROOT, serviceEntry('block')), '--rebuild'], cwd: REPO_ROOT, env: { ...env, ...memoryEnv('block', env) }, onLine: options.onLine });
+      const step = await partProcess('block', serviceEntry('block'), envOf('block'));
+      await runToEnd({ ...step, args: [...step.args, '--rebuild'], onLine: options.onLine });
     }
     const firstArgsOf: Partial<Record<(typeof NODE_SERVICES)[number], readonly string[]>> = {
       ...(options.reindex ? { cirrus: ['--reindex'] } : {}),
