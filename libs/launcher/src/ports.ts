@@ -7,17 +7,46 @@ import { connect, createServer } from 'node:net';
  * choice and the listen, as the local end of any outgoing connection on the
  * machine (a long-lived bus or database connection then keeps a service from
  * ever listening), while ports below it are only ever taken by a listen.
+ *
+ * A port is never answered twice by one process: callers ask for several
+ * ports before anything listens on the first (a node's gateway, vault, files
+ * ports…), and two equal answers leave one service failing to listen for good.
+ * Parallel test workers each draw from their own slice of the range, so two
+ * workers cannot be handed the same port either.
  */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   const [low] = ephemeralRange();
-  const first = 15_000;
-  if (low - first >= 1_000) {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const port = first + Math.floor(Math.random() * (low - first));
-      if (await canListen(host, port)) return port;
+  const [first, end] = workerSlice(15_000, low);
+  if (end - first >= 200) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const port = first + Math.floor(Math.random() * (end - first));
+      if (handedOut.has(port)) continue;
+      if (await canListen(host, port)) return handOut(port);
     }
   }
-  return listenOnce(host, 0);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = await listenOnce(host, 0);
+    if (!handedOut.has(port)) return handOut(port);
+  }
+  throw new Error('no free TCP port found');
+}
+
+const handedOut = new Set<number>();
+
+function handOut(port: number): number {
+  handedOut.add(port);
+  return port;
+}
+
+/** jest's workers run at once on one machine; each has an id from 1 */
+const WORKER_SLICES = 8;
+
+function workerSlice(first: number, end: number): [number, number] {
+  const worker = Number(process.env.JEST_WORKER_ID);
+  if (!Number.isInteger(worker) || worker < 1) return [first, end];
+  const size = Math.floor((end - first) / WORKER_SLICES);
+  const start = first + ((worker - 1) % WORKER_SLICES) * size;
+  return [start, start + size];
 }
 
 /** the kernel's ephemeral port range (Linux); elsewhere the IANA range */
