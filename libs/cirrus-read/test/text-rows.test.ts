@@ -50,4 +50,33 @@ describe('textRowsOf', () => {
     await expect(rows().textRows({ text: 'SELECT 2', values: [], name: 'text_rows_q3' })).rejects.toThrow(/another text/);
     expect(await rows().textRows({ text: 'SELECT 1', values: [], name: 'text_rows_q3' })).toEqual([['1']]);
   });
+
+  test('statements that wait for the connection go together, in one transaction of the server, each answered with its own rows', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => rows().textRows({ text: 'SELECT transaction_timestamp()::text, $1::int * 2', values: [String(i)] })));
+    expect(answers.map((a) => a[0][1])).toEqual(Array.from({ length: 12 }, (_, i) => String(i * 2)));
+    // one connection: the first statement alone, the second waiting for the pool, the ten others one batch
+    expect(new Set(answers.map((a) => a[0][0])).size).toBeLessThanOrEqual(3);
+  });
+
+  test("a refused statement in a batch fails alone: the statements before it keep their rows, those after it are sent again", async () => {
+    const statements = Array.from({ length: 10 }, (_, i) =>
+      i === 5 ? { text: 'SELECT 1 / $1::int', values: ['0'] } : i === 7 ? { text: 'SELECT $1::int + 1', values: [String(i)], name: 'text_rows_q4' } : { text: 'SELECT $1::int', values: [String(i)] },
+    );
+    const settled = await Promise.allSettled(statements.map((statement) => rows().textRows(statement)));
+    settled.forEach((outcome, i) => {
+      if (i === 5) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: '22012' } });
+      else expect(outcome).toEqual({ status: 'fulfilled', value: [[String(i === 7 ? 8 : i)]] });
+    });
+    // the named statement after the refusal was parsed when it was sent again, and is known as parsed
+    expect(await rows().textRows({ text: 'SELECT $1::int + 1', values: ['1'], name: 'text_rows_q4' })).toEqual([['2']]);
+    const prepared = await pool.query<{ name: string }>("SELECT name FROM pg_prepared_statements WHERE name = 'text_rows_q4'");
+    expect(prepared.rows).toHaveLength(1);
+  });
+
+  test('a statement with a value pg cannot bind fails alone in its batch', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const settled = await Promise.allSettled([0, 1, 2, 3].map((i) => rows().textRows({ text: 'SELECT $1::text', values: [i === 2 ? circular : String(i)] })));
+    expect(settled.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+  });
 });
