@@ -79,4 +79,17 @@ describe('textRowsOf', () => {
     const settled = await Promise.allSettled([0, 1, 2, 3].map((i) => rows().textRows({ text: 'SELECT $1::text', values: [i === 2 ? circular : String(i)] })));
     expect(settled.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
   });
+
+  test("statement_timeout counts per statement, not per batch: four statements of 0.4 s sent together under a 1 s timeout all answer", async () => {
+    const timed = new pg.Pool({ connectionString: await infra.postgres!.createDatabase('text_rows_timeout'), max: 1, options: '-c statement_timeout=1000' });
+    try {
+      const source = textRowsOf(timed, { concurrentBatches: 1 });
+      // the first holds the connection; the four others wait for it and go together
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => source.textRows({ text: 'SELECT transaction_timestamp()::text, pg_sleep(0.4)::text, $1::int', values: [String(i)] })));
+      expect(answers.map((a) => a[0][2])).toEqual(['0', '1', '2', '3', '4']);
+      expect(new Set(answers.slice(1).map((a) => a[0][0])).size).toBe(1);
+    } finally {
+      await timed.end();
+    }
+  });
 });
