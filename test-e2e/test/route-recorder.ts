@@ -7,18 +7,6 @@
 //
 // A connection is told apart by the servers it joins: each side of a route
 // sends `INFO {…"name":"<server name>"…}` first thing.
-//
-// It can also feed one server's consumers a tampered block:
-// `tamperBlocksInto(server, find, replace)` rewrites every occurrence of
-// some bytes with as many others (so the protocol's sizes hold) in the
-// blocks delivered toward that server, and nothing else: not the blocks
-// stream's replication (a consumer of another node hosted on that server
-// would read the rewritten copy), not an admitted transaction. So the proxy
-// reads the route protocol: each line, and each message (`RMSG`/`HMSG`,
-// whose line ends with the size of what follows) whole; a delivery from the
-// stream names it in its reply subject, `$JS.ACK.BLOCKS.<consumer>.…`. A
-// consumer hosted on the server itself receives its blocks without a route:
-// those pass untouched.
 import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -36,66 +24,7 @@ export interface RouteRecorder {
   /** where the other servers reach node `index`'s routes */
   address(index: number): string;
   connections(): RecordedConnection[];
-  /** rewrites `find` as `replace` (same length) in the blocks delivered toward the server named `server` (above), from now on; `rewritten()` counts them */
-  tamperBlocksInto(server: string, find: Buffer, replace: Buffer): { rewritten(): number };
   stop(): Promise<void>;
-}
-
-interface Tamper {
-  server: string;
-  find: Buffer;
-  replace: Buffer;
-  count: number;
-}
-
-/** One unit of the route protocol: a line, or a message's line with what follows it. */
-interface Unit {
-  /** the line, without its CRLF */
-  line: string;
-  bytes: Buffer;
-}
-
-/** Splits one direction of a route connection into the protocol's units, across chunk boundaries. */
-class RouteUnits {
-  private pending = Buffer.alloc(0);
-
-  push(chunk: Buffer): Unit[] {
-    const buffer = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
-    const units: Unit[] = [];
-    let at = 0;
-    for (;;) {
-      const eol = buffer.indexOf('\r\n', at);
-      if (eol < 0) break;
-      const line = buffer.toString('latin1', at, eol);
-      let end = eol + 2;
-      // RMSG <account> <subject> [reply | + reply queues | | queues] <size>; HMSG … <header size> <total size>
-      if (line.startsWith('RMSG ') || line.startsWith('HMSG ')) {
-        const size = Number(line.slice(line.lastIndexOf(' ') + 1));
-        end = eol + 2 + size + 2;
-        if (buffer.length < end) break;
-      }
-      units.push({ line, bytes: buffer.subarray(at, end) });
-      at = end;
-    }
-    this.pending = Buffer.from(buffer.subarray(at));
-    return units;
-  }
-}
-
-/** A message of the blocks stream delivered to a consumer: its reply subject acknowledges it. */
-const BLOCK_DELIVERY = ' $JS.ACK.BLOCKS.';
-
-/** `unit` with every occurrence of a rule's bytes replaced, for the rules of the server it flows toward (known by the names that side announced). */
-function tampered(unit: Unit, toward: ReadonlySet<string>, rules: readonly Tamper[]): Buffer {
-  if (!(unit.line.startsWith('RMSG ') || unit.line.startsWith('HMSG ')) || !unit.line.includes(BLOCK_DELIVERY)) return unit.bytes;
-  for (const rule of rules) {
-    if (!toward.has(rule.server) || !unit.bytes.includes(rule.find)) continue;
-    for (let at = unit.bytes.indexOf(rule.find); at >= 0; at = unit.bytes.indexOf(rule.find, at + rule.find.length)) {
-      rule.replace.copy(unit.bytes, at);
-      rule.count++;
-    }
-  }
-  return unit.bytes;
 }
 
 /** A streaming search of one direction of a connection for every needle, across chunk boundaries. */
@@ -126,7 +55,6 @@ const SERVER_NAME = /"(?:server_)?name":"([^"]+)"/g;
  */
 export async function startRouteRecorder(targets: ReadonlyMap<number, number>, needles: ReadonlyMap<string, Buffer>): Promise<RouteRecorder> {
   const list = [...needles].map(([label, bytes]) => ({ label, bytes }));
-  const rules: Tamper[] = [];
   const connections: RecordedConnection[] = [];
   const servers: Server[] = [];
   const sockets = new Set<Socket>();
@@ -145,28 +73,17 @@ export async function startRouteRecorder(targets: ReadonlyMap<number, number>, n
           outbound.destroy();
         });
       }
-      // the names each side announced: what flows toward a side is tampered by that side's rules
-      const announced = new Map<Socket, Set<string>>([
-        [inbound, new Set()],
-        [outbound, new Set()],
-      ]);
       const relay = (from: Socket, to: Socket) => {
         const scanner = new NeedleScanner(list, record.found);
-        const units = new RouteUnits();
+        let head = '';
         from.on('data', (chunk: Buffer) => {
           record.bytes += chunk.length;
-          scanner.scan(chunk);
-          // whole units only, so that a message is rewritten (or not) as one
-          const ready = units.push(chunk);
-          // a side's names are those of its INFO and CONNECT lines: a message's payload may name any server
-          for (const unit of ready) {
-            if (!unit.line.startsWith('INFO ') && !unit.line.startsWith('CONNECT ')) continue;
-            for (const [, name] of unit.line.matchAll(SERVER_NAME)) {
-              record.servers.add(name!);
-              announced.get(from)!.add(name!);
-            }
+          if (head.length < 4096) {
+            head += chunk.toString('latin1');
+            for (const [, name] of head.matchAll(SERVER_NAME)) record.servers.add(name!);
           }
-          if (ready.length > 0) to.write(Buffer.concat(ready.map((unit) => (rules.length > 0 ? tampered(unit, announced.get(to)!, rules) : unit.bytes))));
+          scanner.scan(chunk);
+          to.write(chunk);
         });
         from.on('end', () => to.end());
       };
@@ -186,12 +103,6 @@ export async function startRouteRecorder(targets: ReadonlyMap<number, number>, n
       return address;
     },
     connections: () => [...connections],
-    tamperBlocksInto(server, find, replace) {
-      if (find.length !== replace.length || find.length === 0) throw new Error('a tampering keeps the length: find and replace must be as long, and not empty');
-      const rule: Tamper = { server, find, replace, count: 0 };
-      rules.push(rule);
-      return { rewritten: () => rule.count };
-    },
     async stop() {
       for (const socket of sockets) socket.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
