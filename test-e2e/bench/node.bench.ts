@@ -28,8 +28,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet, type SigningKey } from 'ethers';
 import { connectBus, type NatsConnection } from '@platform/bus';
-import { hostReference, startNode } from '@platform/launcher';
-import { BENCH_ADMIN, addHopTimes, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, hopRows, loneCalls, submitInOrder, lastPhaseCpu, peakRssMiB, percentile, processes, rawCall, token, watchHops, withCpuReport, type Post, type Row } from './probes.js';
+import { hostReference, processes, startNode } from '@platform/launcher';
+import { BENCH_ADMIN, addHopTimes, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, hopRows, loneCalls, submitInOrder, lastPhaseCpu, peakRssMiB, percentile, rawCall, token, watchHops, withCpuReport, type Post, type Row } from './probes.js';
 
 const BATCH = 100;
 const BATCH_CLIENTS = 8;

@@ -3,49 +3,18 @@
 // phase, their memory, the moments a transaction's messages appear on the
 // bus, and raw transactions signed with ethers alone (keys the vault never
 // held). Shared by node.bench.ts and peer.bench.ts.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { encodeRlp, hexlify, keccak256, toBeArray, type BaseWallet, type SigningKey } from 'ethers';
 import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
 import { publicKeyToPem } from '@platform/certs';
 import { REGISTRY_ADDRESS } from '@platform/identity';
-import { freePort, type RunningNode } from '@platform/launcher';
+import { freePort, processInfo, processes, type ProcInfo, type RunningNode } from '@platform/launcher';
 import { Pool } from 'undici';
 
 // --- where the CPU goes: utime + stime of every process under this one ----------
 
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  comm: string;
-  /** CPU seconds */
-  cpu: number;
-}
-
 const TICKS = 100; // USER_HZ on Linux
-
-/** One process as /proc says now, or null when it is gone. */
-function processInfo(pid: number): ProcInfo | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const fields = stat.slice(close + 2).split(' ');
-    return { pid, ppid: Number(fields[1]), comm, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
-  } catch {
-    return null;
-  }
-}
-
-export function processes(): ProcInfo[] {
-  const all: ProcInfo[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const info = processInfo(Number(entry));
-    if (info) all.push(info);
-  }
-  return all;
-}
 
 /** CPU seconds so far of every process of the node, by pid with its part: each service, nats-server, postgres (every backend). */
 export function nodeProcesses(node: RunningNode): Map<number, { part: string; cpu: number }> {

@@ -7,11 +7,10 @@
 // shared); each prints queries/s and the CPU per query of this process and of
 // PostgreSQL's processes, and the medians close the table.
 // `npm run bench -- cirrus-read/bench/batches`.
-import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { startTestInfra } from '@platform/launcher';
+import { measureConcurrent, processes, startTestInfra } from '@platform/launcher';
 import { textRowsOf } from '../src/text-rows.js';
 
 const ROUNDS = 5;
@@ -21,19 +20,9 @@ const SQL = 'SELECT address, name, qty::text, block_number FROM t WHERE qty > $1
 
 /** CPU seconds so far of every process named postgres (this bench's own server is the only one it starts). */
 function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // the process ended
-    }
-  }
-  return total;
+  return processes()
+    .filter((p) => p.comm === 'postgres')
+    .reduce((sum, p) => sum + p.cpu, 0);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
@@ -60,24 +49,20 @@ export async function run(): Promise<Array<{ name: string; value: number; unit: 
     });
     for (let round = 1; round <= ROUNDS; round++) {
       for (const mode of modes) {
-        const end = Date.now() + SECONDS * 1000;
-        let done = 0;
         const ownBefore = process.cpuUsage();
         const postgresBefore = postgresCpuSeconds();
-        await Promise.all(
-          Array.from({ length: IN_FLIGHT }, async () => {
-            while (Date.now() < end) {
-              await mode.rows.textRows({ text: SQL, values: ['5000'], name: 'batches_bench' });
-              done++;
-            }
-          }),
-        );
+        let done = 0;
+        const call = async () => {
+          await mode.rows.textRows({ text: SQL, values: ['5000'], name: 'batches_bench' });
+          done++;
+        };
+        const run = await measureConcurrent(call, { concurrency: IN_FLIGHT, seconds: SECONDS, warmup: 0 });
         const own = process.cpuUsage(ownBefore);
         const ownMs = (own.user + own.system) / 1000 / done;
         const postgresMs = ((postgresCpuSeconds() - postgresBefore) * 1000) / done;
-        mode.rates.push(done / SECONDS);
+        mode.rates.push(run.perSecond);
         mode.cpu.push(ownMs + postgresMs);
-        console.log(`   round ${round}, ${mode.label}: ${Math.round(done / SECONDS)} queries/s, CPU per query: client ${ownMs.toFixed(3)} ms, PostgreSQL ${postgresMs.toFixed(3)} ms`);
+        console.log(`   round ${round}, ${mode.label}: ${Math.round(run.perSecond)} queries/s, CPU per query: client ${ownMs.toFixed(3)} ms, PostgreSQL ${postgresMs.toFixed(3)} ms`);
       }
     }
     return modes.flatMap((mode) => [
@@ -85,6 +70,8 @@ export async function run(): Promise<Array<{ name: string; value: number; unit: 
       { name: `text rows, ${mode.label}: CPU per query (median)`, value: Math.round(median(mode.cpu) * 1000), unit: 'µs' },
     ]);
   } finally {
+    // the server stops next: a connection still closing then reports its termination, which ends nothing here
+    for (const pool of pools) pool.on('error', () => {});
     await Promise.allSettled(pools.map((pool) => pool.end()));
     await infra.stop();
   }

@@ -6,10 +6,10 @@
 // RowDescription naming each column and its type), look a type parser up for
 // each column and run it on every field. Measured under the gateway's
 // benchmark (services/cirrus README, "Benchmarks"), that was a tenth of the
-// gateway's CPU per search. Here a statement is one round trip of
-// Bind/Execute/Sync (Parse first, once per connection, for a prepared
-// statement; every time for an unnamed one), and its rows are the fields'
-// text as pg's protocol parser read them.
+// gateway's CPU per search. Here a statement is Bind/Execute and a Sync
+// (Parse first, once per connection, for a prepared statement; every time for
+// an unnamed one), and its rows are the fields' text as pg's protocol parser
+// read them.
 //
 // Statements that arrive while the connections are busy go together: the
 // next connection that is free sends all of them in one write, each as
@@ -171,11 +171,10 @@ class TextRowsBatch {
     const slot = this.slots[this.current];
     // an ErrorResponse is the refusal of the statement being run; anything else is the connection's failure
     if (slot && isServerError(error)) {
-      if (slot.parses !== undefined) delete this.connection?.submittedNamedStatements[slot.parses];
+      // the refused statement and those the server skipped: a Parse not answered by ParseComplete made nothing
+      for (const s of this.slots.slice(this.current)) if (s.parses !== undefined) delete this.connection?.submittedNamedStatements[s.parses];
       slot.pending.reject(error);
-      const skipped = this.slots.slice(this.current + 1);
-      for (const s of skipped) if (s.parses !== undefined) delete this.connection?.submittedNamedStatements[s.parses];
-      this.unanswered = skipped.map((s) => s.pending);
+      this.unanswered = this.slots.slice(this.current + 1).map((s) => s.pending);
     } else {
       this.broken = error;
       for (const s of this.slots.slice(this.current)) s.pending.reject(error);

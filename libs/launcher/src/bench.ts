@@ -3,6 +3,7 @@
 // machine's own speed, to read the figures of a shared host by.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 
 export interface ConcurrentRun {
@@ -112,4 +113,39 @@ async function loopbackRoundTripCpu(count: number): Promise<number> {
   await exited;
   const theirs = Number(out.slice(out.indexOf('\n') + 1));
   return (mine.user + mine.system + theirs) / count;
+}
+
+/** A process as /proc/<pid>/stat says (Linux). */
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  /** CPU seconds so far: user and system */
+  cpu: number;
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** One process as /proc says now, or null when it is gone. */
+export function processInfo(pid: number): ProcInfo | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    return { pid, ppid: Number(fields[1]), comm, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
+  } catch {
+    return null;
+  }
+}
+
+/** Every process of the machine now, with its parent, name and CPU time (the benchmarks' CPU per call). */
+export function processes(): ProcInfo[] {
+  const all: ProcInfo[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = processInfo(Number(entry));
+    if (info) all.push(info);
+  }
+  return all;
 }

@@ -18,5 +18,5 @@ export type { NodeOptions, RunningNode } from './node.js';
 export { formatLine } from './log-format.js';
 export { FAUCET_GENESIS_BALANCE, ensureMainGenesis, ensureNetworkGenesis, newMainGenesis } from './genesis.js';
 export type { MainChainFiles, NetworkMember } from './genesis.js';
-export { hostReference, measureConcurrent } from './bench.js';
-export type { ConcurrentRun, HostReference } from './bench.js';
+export { hostReference, measureConcurrent, processInfo, processes } from './bench.js';
+export type { ConcurrentRun, HostReference, ProcInfo } from './bench.js';

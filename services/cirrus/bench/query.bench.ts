@@ -21,7 +21,7 @@
 // with `--import <abs path>/test-e2e/bench/cpu-profile.mjs` and CPU_PROFILE_DIR,
 // each process writes a CPU profile of the last round's gateway phase.
 // `npm run bench -- cirrus/bench/query`, or `node --import tsx services/cirrus/bench/query.bench.ts`.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { CIRRUS, call, connectBus } from '@platform/bus';
 import { createLogger } from '@platform/common';
-import { freePort, measureConcurrent, startNode, type RunningNode } from '@platform/launcher';
+import { freePort, measureConcurrent, processes, startNode, type RunningNode } from '@platform/launcher';
 import { nativeStatement, parseQuery, planQuery, catalogueOf } from '@platform/query';
 import { catalogueTable, resolveTable } from '@platform/cirrus-read';
 
@@ -73,18 +73,7 @@ function get(url: string, token: string): Promise<{ status: number; body: string
 
 /** CPU seconds so far of this process and of every process descending from it (the node: services, nats-server, postgres), by pid with its part. */
 function cpuByPid(node: RunningNode): Map<number, { part: string; cpu: number }> {
-  const procs = new Map<number, { ppid: number; comm: string; cpu: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const fields = stat.slice(close + 2).split(' ');
-      procs.set(Number(entry), { ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
-    } catch {
-      // gone meanwhile
-    }
-  }
+  const procs = new Map(processes().map((p) => [p.pid, p]));
   const services = new Map<number, string>();
   for (const [name, proc] of node.processes) if (proc.pid !== null) services.set(proc.pid, name);
   const out = new Map<number, { part: string; cpu: number }>();
