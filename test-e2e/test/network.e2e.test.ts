@@ -389,7 +389,7 @@ test('two of three NATS servers down: submissions get a clear 503, nothing forks
   for (const index of [1, 2, 3]) expect(await eventually(() => counterOn(index), (n) => n >= before + accepted.length)).toBe(before + accepted.length);
 }, FAULT_MS);
 
-// Last: it restarts a node with `--rebuild`, which executes every block again
+// It restarts a node with `--rebuild`, which executes every block again
 test('a proposer that computes alone: the others refuse its block, a majority of their refusals replaces it, and the chain goes on without it; rebuilt from the network, it agrees', async () => {
   await agreed();
   const before = await settledCounter();
@@ -452,3 +452,65 @@ test('a proposer that computes alone: the others refuse its block, a majority of
   expect(rebuilt.status).toBe('Success');
   expect(await eventually(() => counterOn(wrong), (n) => n === before + 2)).toBe(before + 2);
 }, NODE_RESTART_MS * 3);
+
+// Last: it leaves one node halted. The route proxies (route-recorder.ts) rewrite a marker in the
+// blocks delivered toward one node's NATS server, so the blocks its block service reads differ from
+// those the others applied; the stream itself, everywhere, stays as it was.
+test('a node fed a tampered block halts that chain and says why; the others go on', async () => {
+  await agreed();
+  const proposer = await proposerIndex();
+  const leader = Number(((await api(nodeAt(1), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(1))).body.orderingLeader as string).replace('node', ''));
+  // neither the proposer nor the server the blocks are appended through
+  const fed = [1, 2, 3].find((i) => i !== proposer && i !== leader)!;
+  const others = [1, 2, 3].filter((i) => i !== fed);
+  const [note] = await send(others[0]!, [{ type: 'CONTRACT', payload: { contract: 'Note', src: 'contract Note { string public text; function set(string t) public { text = t; } }', args: {}, metadata: { VM: 'SolidVM' } } }]);
+  const address: string = note.data.contents.address;
+  const setTo = (text: string) => ({ type: 'FUNCTION', payload: { contractAddress: address, method: 'set', args: { t: text }, metadata: { VM: 'SolidVM' } } });
+  const rewrites: Array<{ rewritten(): number; seen(): string[] }> = [];
+  /** what each node says of the main chain, and the block services' last words: printed when the test fails */
+  const explain = async (what: unknown) => {
+    const chains = await Promise.all([1, 2, 3].map((i) => mainChainOrNull(i).catch((err: Error) => err.message)));
+    const lines = net.logs.filter((line) => /^node\d\/(block|cirrus) /.test(line) && /warn|error|fatal|halt|lease|proposer/i.test(line)).slice(-40);
+    return new Error(`${String(what)}\nfed node${fed}, proposer node${proposer}, blocks leader node${leader}, occurrences rewritten: ${rewrites.map((r) => r.rewritten()).join(', ')}\n${rewrites.flatMap((r) => r.seen()).join('\n')}\n${JSON.stringify(chains, null, 1)}\n${lines.join('\n')}`);
+  };
+  let original = '';
+  let halted: MainChain | null = null;
+  for (let attempt = 1; attempt <= 8 && !halted; attempt++) {
+    original = marker('tamper-me');
+    const tampering = net.routes!.tamperBlocksInto(`node${fed}`, Buffer.from(original), Buffer.from(original.replace('tamper-me', 'tampered!')));
+    rewrites.push(tampering);
+    await send(others[0]!, [setTo(original)]);
+    const height = (await mainChainOf(others[0]!)).height;
+    const seen = await eventually(() => mainChainOf(fed), (c) => c.halted !== null || c.height >= height).catch(async (err) => Promise.reject(await explain(err)));
+    if (seen.halted !== null) {
+      halted = seen;
+      break;
+    }
+    // its block service's consumer is hosted on its own server, so its blocks crossed no route: a new
+    // process makes a new consumer, placed on a server the stream's replicas are on, at random
+    expect(tampering.rewritten()).toBe(0);
+    nodeAt(fed).processes.get('block')!.signal('SIGKILL');
+    await eventually(() => mainChainOrNull(fed).catch(() => null), (c) => c !== null && c.height >= height, 60_000);
+  }
+  if (!halted) throw await explain('its blocks never crossed a route in eight attempts');
+  console.log(`node${fed} fed a tampered block: halted at attempt ${rewrites.length} (${rewrites.at(-1)!.rewritten()} occurrences rewritten)\n${rewrites.at(-1)!.seen().join('\n')}`);
+  expect(halted.halted).toMatch(/transactions root|hash/);
+  const ready = await api(nodeAt(fed), 'GET', '/ready');
+  expect(ready.status).toBe(503);
+  // the others applied what was proposed, and go on
+  const indexed = async (index: number, text: string) =>
+    (
+      await eventually(
+        async () => (await api(nodeAt(index), 'GET', `/cirrus/search/Note?address=eq.${address}`, tokens.get(index))).body,
+        (b) => Array.isArray(b) && b.length === 1 && b[0].text === text,
+      ).catch(async (err) => Promise.reject(await explain(`node${index}: ${String(err)}`)))
+    )[0].text;
+  for (const index of others) expect(await indexed(index, original)).toBe(original);
+  await send(others[1]!, [setTo(`${original} and after`)]).catch(async (err) => Promise.reject(await explain(err)));
+  const views = await eventually(
+    () => Promise.all(others.map((i) => mainChainOf(i))),
+    (cs) => cs.every((c) => c.halted === null && c.height === cs[0]!.height && c.hash === cs[0]!.hash && c.agreedHeight === c.height),
+  );
+  expect(views[0]!.height).toBeGreaterThan(halted.height);
+  for (const index of others) expect(await indexed(index, `${original} and after`)).toBe(`${original} and after`);
+}, FAULT_MS);
