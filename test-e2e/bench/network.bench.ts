@@ -8,12 +8,13 @@
 // the network's absolute figures are a floor; the ratios are what to compare.
 // `NETWORK_BENCH_SECONDS` (default 8) sets each throughput phase.
 // `CPU_PROFILE_DIR=<dir> NETWORK_BENCH_CATCHUP_NODE_OPTIONS="--import <abs>/test-e2e/bench/cpu-profile.mjs"`
-// profiles node3's processes from their restart until they caught up.
+// profiles the processes of the node that was down from their restart until they caught up.
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, removeDataDir, startNetwork, startNode, type NodePorts, type RunningNetwork, type RunningNode } from '@platform/launcher';
 import { devToken, isolatedEnv } from '../test/harness.js';
+import { corePercent, cpuMeter, nodeProcesses } from './probes.js';
 
 interface Row {
   name: string;
@@ -50,7 +51,7 @@ async function post(client: Client, path: string, body?: unknown): Promise<any> 
   return parsed;
 }
 
-async function metadata(client: Client): Promise<{ chains: Array<{ chainId: string; height: number; proposer: boolean }> }> {
+async function metadata(client: Client): Promise<{ orderingLeader: string | null; chains: Array<{ chainId: string; height: number; proposer: boolean }> }> {
   const response = await fetch(`${client.node.gatewayUrl}/platform-api/eth/v1.2/metadata`, { headers: { authorization: `Bearer ${client.token}` } });
   return (await response.json()) as never;
 }
@@ -72,8 +73,8 @@ async function prepare(nodes: RunningNode[]): Promise<{ clients: Client[]; count
 
 const bump = (counter: string) => ({ type: 'FUNCTION', payload: { contractAddress: counter, method: 'bump', args: { by: 1 }, metadata: { VM: 'SolidVM' } } });
 
-/** Every client posts PER_REQUEST calls per request with resolve=true, for `seconds`: final Successes per second. */
-async function throughput(clients: Client[], counter: string, seconds: number): Promise<number> {
+/** Every client posts PER_REQUEST calls per request with resolve=true, for `seconds`: final Successes, and per second. */
+async function throughput(clients: Client[], counter: string, seconds: number): Promise<{ done: number; perSecond: number }> {
   const txs = Array.from({ length: PER_REQUEST }, () => bump(counter));
   const started = performance.now();
   const until = started + seconds * 1000;
@@ -86,7 +87,22 @@ async function throughput(clients: Client[], counter: string, seconds: number): 
       }
     }),
   );
-  return done / ((performance.now() - started) / 1000);
+  return { done, perSecond: done / ((performance.now() - started) / 1000) };
+}
+
+/**
+ * `throughput` with the CPU the nodes' processes spent on it (every service,
+ * nats-server and PostgreSQL of each): CPU-ms per final transaction, and the
+ * machine's load meanwhile, printed. With the machine's cores busy in two
+ * phases, their rates can differ by no more than their CPU per transaction.
+ */
+async function meteredThroughput(label: string, nodes: RunningNode[], clients: Client[], counter: string): Promise<{ perSecond: number; cpuMsPerTx: number }> {
+  const meter = cpuMeter(nodes);
+  const { done, perSecond } = await throughput(clients, counter, SECONDS);
+  const { parts, machine, seconds } = meter.stop();
+  const cpu = [...parts.values()].reduce((a, b) => a + b, 0);
+  console.log(`   [${label}: ${done} tx in ${seconds.toFixed(1)} s; CPU as % of one core: machine ${corePercent(machine, seconds)} of ${cpus().length * 100}%, the nodes ${corePercent(cpu, seconds)}]`);
+  return { perSecond, cpuMsPerTx: (cpu * 1000) / Math.max(done, 1) };
 }
 
 /** One call at a time, send → final result: p50 and p99 in ms. */
@@ -101,14 +117,15 @@ async function lone(client: Client, counter: string): Promise<{ p50: number; p99
   return { p50: times[Math.floor(times.length / 2)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
 }
 
-async function singleNode(): Promise<{ tps: number; p50: number; p99: number }> {
+async function singleNode(): Promise<{ tps: number; cpuMsPerTx: number; p50: number; p99: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-single-'));
   const env = { ...benchEnv(dataDir), PORT: String(await freePort()), VAULT_PORT: String(await freePort()), IDP_PORT: String(await freePort()), FILES_PORT: String(await freePort()), FILES_S3_PORT: String(await freePort()) };
   const node = await startNode({ env, onLine: () => {} });
   try {
     const { clients, counter } = await prepare([node]);
     const { p50, p99 } = await lone(clients[0], counter);
-    return { tps: await throughput(clients, counter, SECONDS), p50, p99 };
+    const { perSecond, cpuMsPerTx } = await meteredThroughput('single node, batched vault-signed', [node], clients, counter);
+    return { tps: perSecond, cpuMsPerTx, p50, p99 };
   } finally {
     await node.stop();
     removeDataDir(dataDir);
@@ -123,12 +140,13 @@ async function network(): Promise<Row[]> {
   }
   let net: RunningNetwork | null = null;
   try {
-    // after its restart, node3's main chain worker says when it starts applying and from which height, and each block it applies (its log at debug)
+    // the node stopped and caught up (chosen below); after its restart, its main chain worker says when it starts applying and from which height, and each block it applies (its log at debug)
+    let catching = '';
     let chainStarted: { at: number; height: number } | null = null;
     let catchUpTarget = Number.POSITIVE_INFINITY;
     let caughtUpAt: number | null = null;
     const onLine = (node: string, name: string, line: string) => {
-      if (node !== 'node3' || name !== 'block' || !(line.includes('chain started') || line.includes('applied a block from the stream'))) return;
+      if (node !== catching || name !== 'block' || !(line.includes('chain started') || line.includes('applied a block from the stream'))) return;
       const record = JSON.parse(line) as { chain?: string; height?: number; time?: string | number; msg?: string };
       const at = typeof record.time === 'string' ? Date.parse(record.time) : (record.time ?? Date.now());
       if (record.chain !== 'main' || typeof record.height !== 'number' || !Number.isFinite(at)) return;
@@ -141,7 +159,11 @@ async function network(): Promise<Row[]> {
     const rows: Row[] = [];
     const { p50, p99 } = await lone(clients[0], counter);
     rows.push({ name: 'network: lone call p50', value: p50, unit: 'ms' }, { name: 'network: lone call p99', value: p99, unit: 'ms' });
-    rows.push({ name: 'network: batched vault-signed, clients on all nodes', value: await throughput(clients, counter, SECONDS), unit: 'tx/s' });
+    const batched = await meteredThroughput('network, batched vault-signed', nodes, clients, counter);
+    rows.push(
+      { name: 'network: batched vault-signed, clients on all nodes', value: batched.perSecond, unit: 'tx/s' },
+      { name: 'network: CPU per tx, every process of the three nodes', value: batched.cpuMsPerTx, unit: 'CPU-ms' },
+    );
 
     // the proposer frozen: how long until a call on another node is final
     const byNode = (i: number) => clients.find((c) => c.node === nodes[i - 1])!;
@@ -160,29 +182,48 @@ async function network(): Promise<Row[]> {
       rows.push({ name: 'network: a call final after the proposer froze', value: performance.now() - started, unit: 'ms' });
     }
 
-    // node 3 down while the others grow the chain; then its catch-up
-    await net.stopNode(3);
-    const up = clients.filter((c) => c.node !== nodes[2]);
+    // a node down while the others grow the chain; then its catch-up. Neither the proposer nor the blocks stream's leader:
+    // the chain's growth is then the two others' pace, with no takeover or election in it
+    const proposerNow = (await Promise.all([1, 2, 3].map(async (i) => ((await metadata(byNode(i))).chains.find((c) => c.chainId === '')!.proposer ? i : 0)))).find((i) => i > 0);
+    const leader = Number(((await metadata(byNode(1))).orderingLeader ?? '').replace('node', ''));
+    const down = [3, 2, 1].find((i) => i !== proposerNow && i !== leader)!;
+    const upNodes = nodes.filter((_, i) => i + 1 !== down);
+    catching = `node${down}`;
+    await net.stopNode(down);
+    const up = clients.filter((c) => c.node !== nodes[down - 1]);
     const h0 = await heightOf(up[0]);
     const grownFor = performance.now();
+    const producing = cpuMeter(upNodes);
     await throughput(up, counter, SECONDS);
     const grew = (await heightOf(up[0])) - h0;
+    const production = producing.stop();
     const productionRate = grew / ((performance.now() - grownFor) / 1000);
+    const productionCpu = [...production.parts.values()].reduce((a, b) => a + b, 0);
+    console.log(`   [node${down} down (proposer node${proposerNow ?? '?'}, blocks leader node${leader}); the two others grow the chain by ${grew} blocks in ${production.seconds.toFixed(1)} s; CPU as % of one core: machine ${corePercent(production.machine, production.seconds)}, the two nodes ${corePercent(productionCpu, production.seconds)}]`);
     const target = await heightOf(up[0]);
     chainStarted = null;
     catchUpTarget = target;
     const started = Date.now();
-    // NETWORK_BENCH_CATCHUP_NODE_OPTIONS with cpu-profile.mjs and CPU_PROFILE_DIR: node3's processes profiled from their start until caught up
+    // NETWORK_BENCH_CATCHUP_NODE_OPTIONS with cpu-profile.mjs and CPU_PROFILE_DIR: its processes profiled from their start until caught up
     const profiling = process.env.NETWORK_BENCH_CATCHUP_NODE_OPTIONS;
-    const restarted = await net.startNode(3, { LOG_LEVEL: 'debug', ...(profiling ? { NODE_OPTIONS: profiling, CPU_PROFILE_AUTOSTART: '1' } : {}) });
+    const catchingUp = cpuMeter([]);
+    const restarted = await net.startNode(down, { LOG_LEVEL: 'debug', ...(profiling ? { NODE_OPTIONS: profiling, CPU_PROFILE_AUTOSTART: '1' } : {}) });
     const catcher = { node: restarted, token: await devToken(restarted, 'bench-catch-up') };
-    while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 20));
+    // its log says when it reached the target (caughtUpAt): these calls only end the wait, and are few so as not to slow it
+    while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 100));
     const done = Date.now();
+    // every process of the node started with it: what each used so far is its catch-up, start included
+    const catchUpCpu = [...nodeProcesses(restarted).values()].reduce((a, p) => a + p.cpu, 0);
+    const catchUpMachine = catchingUp.stop();
+    console.log(`   [node${down} back: caught up on ${grew} blocks ${((done - started) / 1000).toFixed(1)} s after its restart; CPU as % of one core: machine ${corePercent(catchUpMachine.machine, catchUpMachine.seconds)}, node${down} ${corePercent(catchUpCpu, catchUpMachine.seconds)}]`);
     if (profiling) for (const p of restarted.processes.values()) p.signal('SIGUSR2');
     const fromStart = grew / ((done - started) / 1000);
     rows.push(
-      { name: 'network: chain growth while node3 was down', value: productionRate, unit: 'blocks/s' },
-      { name: 'network: node3 catch-up from its process start', value: fromStart, unit: 'blocks/s' },
+      { name: 'network: chain growth while a node was down', value: productionRate, unit: 'blocks/s' },
+      { name: 'network: its catch-up from its process start', value: fromStart, unit: 'blocks/s' },
+      { name: 'network: CPU per block grown, every process of the two others', value: (productionCpu * 1000) / Math.max(grew, 1), unit: 'CPU-ms' },
+      { name: 'network: CPU per block caught up, every process of the node from its start', value: (catchUpCpu * 1000) / Math.max(grew, 1), unit: 'CPU-ms' },
+      { name: 'network: catch-up ÷ production that this machine allows (their CPU per block)', value: productionCpu / Math.max(catchUpCpu, 1e-9), unit: '×' },
     );
     // from the moment its chain worker started applying to the block that reached the target (its log): the blocks it had to apply over the time it took
     const worker = chainStarted as { at: number; height: number } | null;
@@ -190,7 +231,7 @@ async function network(): Promise<Row[]> {
     if (worker && target > worker.height) {
       const applying = (target - worker.height) / (Math.max(end - worker.at, 20) / 1000);
       rows.push(
-        { name: 'network: node3 catch-up from its chain worker\'s start', value: applying, unit: 'blocks/s' },
+        { name: 'network: its catch-up from its chain worker\'s start', value: applying, unit: 'blocks/s' },
         { name: 'network: catch-up ÷ production', value: applying / Math.max(productionRate, 1e-9), unit: '×' },
       );
     }
@@ -206,11 +247,15 @@ export async function run(): Promise<Row[]> {
   const single = await singleNode();
   const rows = await network();
   const networkTps = rows.find((r) => r.name.startsWith('network: batched'))!.value;
+  const networkCpu = rows.find((r) => r.name.startsWith('network: CPU per tx'))!.value;
   return [
     { name: 'single node: lone call p50', value: single.p50, unit: 'ms' },
     { name: 'single node: lone call p99', value: single.p99, unit: 'ms' },
     { name: 'single node: batched vault-signed', value: single.tps, unit: 'tx/s' },
     ...rows,
+    { name: 'single node: CPU per tx, every process', value: single.cpuMsPerTx, unit: 'CPU-ms' },
     { name: 'network ÷ single node, batched throughput', value: networkTps / single.tps, unit: '×' },
+    // with the machine's cores busy in both, the network can reach no more than this on one machine
+    { name: 'network ÷ single node that this machine allows (their CPU per tx)', value: single.cpuMsPerTx / networkCpu, unit: '×' },
   ];
 }

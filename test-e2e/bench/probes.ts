@@ -16,28 +16,42 @@ import { Pool } from 'undici';
 
 const TICKS = 100; // USER_HZ on Linux
 
-/** CPU seconds so far of every process of the node, by pid with its part: each service, nats-server, postgres (every backend). */
+/** A process's command line, its arguments joined by spaces ('' when it is gone). */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * CPU seconds so far of every process of the node, by pid with its part: each
+ * service, and its nats-server and PostgreSQL (every backend), known by the
+ * node's data directory in their command line or their parent's (several
+ * nodes on one machine each have their own).
+ */
 export function nodeProcesses(node: RunningNode): Map<number, { part: string; cpu: number }> {
   const all = processes();
   const byPid = new Map(all.map((p) => [p.pid, p]));
   const names = new Map<number, string>();
   for (const [name, proc] of node.processes) if (proc.pid !== null) names.set(proc.pid, name);
+  const ownDir = `${node.dataDir}/`;
   const found = new Map<number, { part: string; cpu: number }>();
   for (const p of all) {
-    // a service by its pid; nats-server and PostgreSQL by what they run, if they descend from this process;
+    // a service by its pid; nats-server and PostgreSQL by the node's data directory they run on;
     // anything else only if it descends from a service (not what this process runs beside the node, e.g. the peer it is compared with)
     let part: string | null = names.get(p.pid) ?? null;
     if (part === null) {
-      let mine = false;
+      const server = p.comm.startsWith('nats-server') ? 'nats-server' : p.comm.startsWith('postgres') || p.comm.startsWith('postmaster') ? 'postgres' : null;
+      let ofNode = false;
       let fromService = false;
       let q: ProcInfo | undefined = p;
       for (let hops = 0; q && hops < 6; hops++, q = byPid.get(q.ppid)) {
-        if (q.ppid === process.pid) mine = true;
         if (names.has(q.ppid)) fromService = true;
+        if (server !== null && !ofNode && commandLine(q.pid).includes(ownDir)) ofNode = true;
       }
-      if (!mine) continue;
-      if (p.comm.startsWith('nats-server')) part = 'nats-server';
-      else if (p.comm.startsWith('postgres') || p.comm.startsWith('postmaster')) part = 'postgres';
+      if (server !== null && ofNode) part = server;
       else if (fromService) part = `other: ${p.comm}`;
       else continue;
     }
@@ -53,40 +67,60 @@ function machineBusy(): number {
   return (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]) / TICKS;
 }
 
-/**
- * Samples the node's processes while `body` runs (a backend that exits
- * meanwhile keeps what it had used at the last sample) and prints each part's
- * CPU time as a share of one core.
- */
 /** CPU seconds of the last phase: the node's processes, and this client */
 export const lastPhaseCpu = { node: 0, client: 0 };
 
-export async function withCpuReport<T>(node: RunningNode, label: string, body: () => Promise<T>): Promise<T> {
-  const first = nodeProcesses(node);
+/** CPU seconds that are counted from now on, by part, for what `stop()` says. */
+export interface CpuMeter {
+  /** each part's CPU seconds since the meter started; the machine's busy seconds (every process, this container's or not) */
+  stop(): { parts: Map<string, number>; machine: number; seconds: number };
+}
+
+/**
+ * Counts the CPU time of the processes of `nodes` (each service, and the
+ * nats-servers and PostgreSQLs this process started: with several nodes,
+ * each of those once) from now on. It samples them, so that a backend that
+ * exits meanwhile keeps what it had used at the last sample.
+ */
+export function cpuMeter(nodes: readonly RunningNode[]): CpuMeter {
+  const now = () => new Map(nodes.flatMap((node) => [...nodeProcesses(node)]));
+  const first = now();
   const last = new Map(first);
   const sample = () => {
-    for (const [pid, p] of nodeProcesses(node)) last.set(pid, p);
+    for (const [pid, p] of now()) last.set(pid, p);
   };
   const timer = setInterval(sample, 250);
-  const self = process.cpuUsage();
   const busy = machineBusy();
   const t0 = performance.now();
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      const parts = new Map<string, number>();
+      for (const [pid, p] of last) parts.set(p.part, (parts.get(p.part) ?? 0) + p.cpu - (first.get(pid)?.cpu ?? 0));
+      return { parts, machine: machineBusy() - busy, seconds: (performance.now() - t0) / 1000 };
+    },
+  };
+}
+
+/** The CPU used as a share of one core, e.g. `150%`. */
+export const corePercent = (cpuSeconds: number, seconds: number) => `${Math.round((100 * cpuSeconds) / seconds)}%`;
+
+/** Meters the node's processes while `body` runs and prints each part's CPU time as a share of one core. */
+export async function withCpuReport<T>(node: RunningNode, label: string, body: () => Promise<T>): Promise<T> {
+  const meter = cpuMeter([node]);
+  const self = process.cpuUsage();
   try {
     return await body();
   } finally {
-    clearInterval(timer);
-    sample();
-    const seconds = (performance.now() - t0) / 1000;
-    const parts = new Map<string, number>();
-    for (const [pid, p] of last) parts.set(p.part, (parts.get(p.part) ?? 0) + p.cpu - (first.get(pid)?.cpu ?? 0));
+    const { parts, machine, seconds } = meter.stop();
     const mine = process.cpuUsage(self);
     parts.set('bench client', (mine.user + mine.system) / 1e6);
     const total = [...parts.values()].reduce((a, b) => a + b, 0);
     lastPhaseCpu.client = parts.get('bench client')!;
     lastPhaseCpu.node = total - lastPhaseCpu.client;
-    const pct = (cpu: number) => `${Math.round((100 * cpu) / seconds)}%`;
+    const pct = (cpu: number) => corePercent(cpu, seconds);
     const shares = [...parts].sort((a, b) => b[1] - a[1]).map(([part, cpu]) => `${part} ${pct(cpu)}`);
-    const machine = machineBusy() - busy;
     console.log(`   [${label}, ${seconds.toFixed(1)} s; CPU as % of one core: machine ${pct(machine)} of ${cpus().length * 100}%, this node + client ${pct(total)}, other work ${pct(Math.max(0, machine - total))}] ${shares.join(', ')}`);
   }
 }
