@@ -9,7 +9,7 @@ import { encodeRlp, hexlify, keccak256, toBeArray, type BaseWallet, type Signing
 import { connectBus, decodeJson, type NatsConnection } from '@platform/bus';
 import { publicKeyToPem } from '@platform/certs';
 import { REGISTRY_ADDRESS } from '@platform/identity';
-import { freePort, processInfo, processes, type ProcInfo, type RunningNode } from '@platform/launcher';
+import { freePort, postgresClusterDir, processInfo, processes, type ProcInfo, type RunningNode } from '@platform/launcher';
 import { Pool } from 'undici';
 
 // --- where the CPU goes: utime + stime of every process under this one ----------
@@ -28,15 +28,16 @@ function commandLine(pid: number): string {
 /**
  * CPU seconds so far of every process of the node, by pid with its part: each
  * service, and its nats-server and PostgreSQL (every backend), known by the
- * node's data directory in their command line or their parent's (several
- * nodes on one machine each have their own).
+ * node's data directory (or its PostgreSQL cluster's, which may be elsewhere)
+ * in their command line or their parent's: several nodes on one machine each
+ * have their own.
  */
 export function nodeProcesses(node: RunningNode): Map<number, { part: string; cpu: number }> {
   const all = processes();
   const byPid = new Map(all.map((p) => [p.pid, p]));
   const names = new Map<number, string>();
   for (const [name, proc] of node.processes) if (proc.pid !== null) names.set(proc.pid, name);
-  const ownDir = `${node.dataDir}/`;
+  const ownDirs = [`${node.dataDir}/`, postgresClusterDir(node.dataDir)];
   const found = new Map<number, { part: string; cpu: number }>();
   for (const p of all) {
     // a service by its pid; nats-server and PostgreSQL by the node's data directory they run on;
@@ -49,7 +50,7 @@ export function nodeProcesses(node: RunningNode): Map<number, { part: string; cp
       let q: ProcInfo | undefined = p;
       for (let hops = 0; q && hops < 6; hops++, q = byPid.get(q.ppid)) {
         if (names.has(q.ppid)) fromService = true;
-        if (server !== null && !ofNode && commandLine(q.pid).includes(ownDir)) ofNode = true;
+        if (server !== null && !ofNode && ownDirs.some((dir) => commandLine(q!.pid).includes(dir))) ofNode = true;
       }
       if (server !== null && ofNode) part = server;
       else if (fromService) part = `other: ${p.comm}`;
