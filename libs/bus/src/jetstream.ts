@@ -1,8 +1,8 @@
 // JetStream set-up: streams and durable consumers are declared by the service
 // that owns them, idempotently at its start (create, or update to the
 // declared configuration).
-import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { TimeoutError, type NatsConnection } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type JetStreamPublishOptions, type PubAck, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { declaredStream, type ScopedStreamSpec, type StreamScope, type StreamSpec, type StreamTopology } from './streams.js';
 
 /** Creates the stream, or brings an existing one to the given configuration (a scope, streams.ts, is not the server's). */
@@ -79,6 +79,35 @@ export const NETWORK_API_PREFIX = 'JSNET.API';
  * a minute after the server holding its consumer died.
  */
 export const NETWORK_PULL_EXPIRES_MS = 5_000;
+
+/**
+ * How long a publication to a stream waits for the stream's answer before it
+ * is sent again (nats.js waits 5 s). One in flight when the stream's leader
+ * steps down (its server stopping) is never answered: in the network bench's
+ * stops, appends and admissions waited the whole 5 s.
+ */
+export const STREAM_ANSWER_TIMEOUT_MS = 1_500;
+
+/** The answer did not come in time (nats.js throws it, or wraps it). */
+export function isTimeout(err: unknown): boolean {
+  return err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
+}
+
+/**
+ * Publishes with a msgID, and sends it again when the stream does not answer
+ * in STREAM_ANSWER_TIMEOUT_MS, up to `attempts` sends in all: the same msgID
+ * makes a copy already stored answer as a duplicate, so a publication is
+ * stored once however often it is sent. Other failures are thrown at once.
+ */
+export async function publishUntilAnswered(js: JetStreamClient, subject: string, data: Uint8Array | string, options: Partial<JetStreamPublishOptions> & { msgID: string }, attempts = 3): Promise<PubAck> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await js.publish(subject, data, { ...options, timeout: STREAM_ANSWER_TIMEOUT_MS });
+    } catch (err) {
+      if (attempt >= attempts || !isTimeout(err)) throw err;
+    }
+  }
+}
 
 /** A JetStream client and manager for one scope of streams. */
 export interface ScopedJetStream {

@@ -22,7 +22,8 @@
 // the caller fetches them and hands over the whole answer. Before, such an
 // answer could not be sent at all: the caller waited for its timeout.
 import type { Msg, NatsConnection, RequestOptions } from '@nats-io/nats-core';
-import { NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/nats-core';
+import { NoRespondersError, RequestError, headers as natsHeaders } from '@nats-io/nats-core';
+import { isTimeout } from './jetstream.js';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { randomBytes } from 'node:crypto';
 import { PlatformError, isErrorCode, toPlatformError, type ErrorBody, type ErrorCode, type Logger } from '@platform/common';
@@ -445,7 +446,7 @@ function errorOfBody(endpoint: Endpoint<unknown, unknown>, body: Partial<ErrorBo
 
 function unavailable(endpoint: Endpoint<unknown, unknown>, err: unknown): PlatformError {
   const noResponders = err instanceof NoRespondersError || (err instanceof RequestError && err.isNoResponders());
-  const timedOut = err instanceof TimeoutError || (err instanceof Error && err.cause instanceof TimeoutError);
+  const timedOut = isTimeout(err);
   const why = noResponders ? 'is not running' : timedOut ? 'did not answer in time' : 'could not be reached';
   return new PlatformError('UNAVAILABLE', `the ${endpoint.service} service ${why}; try again shortly`, { service: endpoint.service }, { cause: err });
 }

@@ -20,7 +20,7 @@
 // waits for the stream's acknowledgement, not for the mark.
 import { createHash } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { SUBJECTS } from '@platform/bus';
+import { SUBJECTS, publishUntilAnswered } from '@platform/bus';
 import { PlatformError, type Logger } from '@platform/common';
 import type { ChainSealer } from './chain-seal.js';
 import type { Db } from './db.js';
@@ -113,7 +113,8 @@ export class Outbox {
         } catch (err) {
           throw new NotSealed(b.chainId, err);
         }
-        return this.js.publish(subject, data, { msgID: b.msgID });
+        // sent again when unanswered (a stream leader stepping down drops it): its msgID stores it once
+        return publishUntilAnswered(this.js, subject, data, { msgID: b.msgID });
       }),
     );
     const acked = batches.flatMap((b, i) => (results[i].status === 'fulfilled' ? b.hashes : []));

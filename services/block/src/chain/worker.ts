@@ -27,7 +27,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { headers, type MsgHdrs } from '@nats-io/nats-core';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { NETWORK_PULL_EXPIRES_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, isWrongLastSequence, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, STREAM_ANSWER_TIMEOUT_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, isWrongLastSequence, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
 import { bytesToHex, epochOf, hexToBytes, openInEpoch, sealInEpoch, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -503,6 +503,8 @@ export class ChainWorker {
           // a replacement is the height's second block: its msgID is its own, shared only by other replacements of the same block
           msgID: `${this.token}:${block.header.number}${block.header.replaces ? `:${block.header.replaces}` : ''}`,
           expect: { lastSubjectSequence: expectedSeq },
+          // unanswered (a leader stepping down drops it): sent again by the next attempt, whose msgID makes it a duplicate
+          timeout: STREAM_ANSWER_TIMEOUT_MS,
         });
         if (!ack.duplicate) return ack.seq;
         // this very block, appended by an attempt whose answer was lost; or another proposer's
