@@ -14,7 +14,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, removeDataDir, startNetwork, startNode, type NodePorts, type RunningNetwork, type RunningNode } from '@platform/launcher';
 import { devToken, isolatedEnv } from '../test/harness.js';
-import { corePercent, cpuMeter, nodeProcesses } from './probes.js';
+import { corePercent, cpuMeter, nodeCpuSeconds } from './probes.js';
 
 interface Row {
   name: string;
@@ -59,6 +59,14 @@ async function metadata(client: Client): Promise<{ orderingLeader: string | null
 }
 const heightOf = async (client: Client) => (await metadata(client)).chains.find((c) => c.chainId === '')!.height;
 
+/** Which node (1–3) holds the main chain's proposer lease, and whose NATS server leads the blocks stream: 0 when none says so. */
+async function roles(clients: readonly Client[]): Promise<{ proposer: number; leader: number }> {
+  const views = await Promise.all(clients.map((c) => metadata(c)));
+  const proposer = views.findIndex((v) => v.chains.find((c) => c.chainId === '')!.proposer) + 1;
+  const leader = Number((views[0]!.orderingLeader ?? '').replace('node', '')) || 0;
+  return { proposer, leader };
+}
+
 /** One client per node at least, each with a key, and the counter deployed through the first. */
 async function prepare(nodes: RunningNode[]): Promise<{ clients: Client[]; counter: string }> {
   const clients: Client[] = [];
@@ -101,8 +109,7 @@ async function throughput(clients: Client[], counter: string, seconds: number): 
 async function meteredThroughput(label: string, nodes: RunningNode[], clients: Client[], counter: string): Promise<{ perSecond: number; cpuMsPerTx: number }> {
   const meter = cpuMeter(nodes);
   const { done, perSecond } = await throughput(clients, counter, SECONDS);
-  const { parts, machine, seconds } = meter.stop();
-  const cpu = [...parts.values()].reduce((a, b) => a + b, 0);
+  const { parts, total: cpu, machine, seconds } = meter.stop();
   const shares = [...parts].sort((a, b) => b[1] - a[1]).map(([part, used]) => `${part} ${((used * 1000) / Math.max(done, 1)).toFixed(2)}`);
   console.log(`   [${label}: ${done} tx in ${seconds.toFixed(1)} s; CPU as % of one core: machine ${corePercent(machine, seconds)} of ${cpus().length * 100}%, the nodes ${corePercent(cpu, seconds)}; CPU-ms per tx, all nodes' processes of each part: ${shares.join(', ')}]`);
   return { perSecond, cpuMsPerTx: (cpu * 1000) / Math.max(done, 1) };
@@ -148,9 +155,7 @@ async function slowestCallAfterAStop(net: RunningNetwork): Promise<Row> {
     return { node, token: await devToken(node, `bench-stop-${i}`) };
   };
   const all = await Promise.all([1, 2, 3].map(clientOf));
-  const views = await Promise.all(all.map((c) => metadata(c)));
-  const proposer = views.findIndex((v) => v.chains.find((c) => c.chainId === '')!.proposer) + 1;
-  const leader = Number((views[0]!.orderingLeader ?? '').replace('node', ''));
+  const { proposer, leader } = await roles(all);
   const victim = leader > 0 && leader !== proposer ? leader : [1, 2, 3].find((i) => i !== proposer)!;
   const caller = all[(proposer > 0 ? proposer : [1, 2, 3].find((i) => i !== victim)!) - 1]!;
   await post(caller, '/platform/v2.3/key');
@@ -205,8 +210,7 @@ async function network(): Promise<Row[]> {
 
     // the proposer frozen: how long until a call on another node is final
     const byNode = (i: number) => clients.find((c) => c.node === nodes[i - 1])!;
-    let proposer = 0;
-    for (const i of [1, 2, 3]) if ((await metadata(byNode(i))).chains.find((c) => c.chainId === '')!.proposer) proposer = i;
+    const { proposer } = await roles([1, 2, 3].map(byNode));
     if (proposer > 0) {
       const other = byNode(proposer === 1 ? 2 : 1);
       const block = nodes[proposer - 1].processes.get('block')!;
@@ -222,8 +226,7 @@ async function network(): Promise<Row[]> {
 
     // a node down while the others grow the chain; then its catch-up. Neither the proposer nor the blocks stream's leader:
     // the chain's growth is then the two others' pace, with no takeover or election in it
-    const proposerNow = (await Promise.all([1, 2, 3].map(async (i) => ((await metadata(byNode(i))).chains.find((c) => c.chainId === '')!.proposer ? i : 0)))).find((i) => i > 0);
-    const leader = Number(((await metadata(byNode(1))).orderingLeader ?? '').replace('node', ''));
+    const { proposer: proposerNow, leader } = await roles([1, 2, 3].map(byNode));
     const down = [3, 2, 1].find((i) => i !== proposerNow && i !== leader)!;
     const upNodes = nodes.filter((_, i) => i + 1 !== down);
     catching = `node${down}`;
@@ -240,8 +243,8 @@ async function network(): Promise<Row[]> {
     const grew = (await heightOf(up[0])) - h0;
     const production = producing.stop();
     const productionRate = grew / ((performance.now() - grownFor) / 1000);
-    const productionCpu = [...production.parts.values()].reduce((a, b) => a + b, 0);
-    console.log(`   [node${down} down (proposer node${proposerNow ?? '?'}, blocks leader node${leader}); the two others grow the chain by ${grew} blocks in ${production.seconds.toFixed(1)} s; CPU as % of one core: machine ${corePercent(production.machine, production.seconds)}, the two nodes ${corePercent(productionCpu, production.seconds)}]`);
+    const productionCpu = production.total;
+    console.log(`   [node${down} down (proposer node${proposerNow}, blocks leader node${leader}); the two others grow the chain by ${grew} blocks in ${production.seconds.toFixed(1)} s; CPU as % of one core: machine ${corePercent(production.machine, production.seconds)}, the two nodes ${corePercent(productionCpu, production.seconds)}]`);
     const target = await heightOf(up[0]);
     chainStarted = null;
     catchUpTarget = target;
@@ -255,7 +258,7 @@ async function network(): Promise<Row[]> {
     while ((await heightOf(catcher)) < target) await new Promise((r) => setTimeout(r, 100));
     const done = Date.now();
     // every process of the node started with it: what each used so far is its catch-up, start included
-    const catchUpCpu = [...nodeProcesses(restarted).values()].reduce((a, p) => a + p.cpu, 0);
+    const catchUpCpu = nodeCpuSeconds(restarted);
     const catchUpMachine = catchingUp.stop();
     console.log(`   [node${down} back: caught up on ${grew} blocks ${((done - started) / 1000).toFixed(1)} s after its restart; CPU as % of one core: machine ${corePercent(catchUpMachine.machine, catchUpMachine.seconds)}, node${down} ${corePercent(catchUpCpu, catchUpMachine.seconds)}]`);
     if (profiling) for (const p of restarted.processes.values()) p.signal('SIGUSR2');

@@ -32,8 +32,7 @@ function commandLine(pid: number): string {
  * in their command line or their parent's: several nodes on one machine each
  * have their own.
  */
-export function nodeProcesses(node: RunningNode): Map<number, { part: string; cpu: number }> {
-  const all = processes();
+export function nodeProcesses(node: RunningNode, all: readonly ProcInfo[] = processes()): Map<number, { part: string; cpu: number }> {
   const byPid = new Map(all.map((p) => [p.pid, p]));
   const names = new Map<number, string>();
   for (const [name, proc] of node.processes) if (proc.pid !== null) names.set(proc.pid, name);
@@ -61,6 +60,9 @@ export function nodeProcesses(node: RunningNode): Map<number, { part: string; cp
   return found;
 }
 
+/** CPU seconds so far of every process of the node (`nodeProcesses`), together. */
+export const nodeCpuSeconds = (node: RunningNode): number => [...nodeProcesses(node).values()].reduce((total, p) => total + p.cpu, 0);
+
 /** CPU seconds the whole machine has been busy (every process, this container's or not), from /proc/stat. */
 function machineBusy(): number {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
@@ -73,8 +75,8 @@ export const lastPhaseCpu = { node: 0, client: 0 };
 
 /** CPU seconds that are counted from now on, by part, for what `stop()` says. */
 export interface CpuMeter {
-  /** each part's CPU seconds since the meter started; the machine's busy seconds (every process, this container's or not) */
-  stop(): { parts: Map<string, number>; machine: number; seconds: number };
+  /** each part's CPU seconds since the meter started, and all of them together; the machine's busy seconds (every process, this container's or not) */
+  stop(): { parts: Map<string, number>; total: number; machine: number; seconds: number };
 }
 
 /**
@@ -84,7 +86,10 @@ export interface CpuMeter {
  * exits meanwhile keeps what it had used at the last sample.
  */
 export function cpuMeter(nodes: readonly RunningNode[]): CpuMeter {
-  const now = () => new Map(nodes.flatMap((node) => [...nodeProcesses(node)]));
+  const now = () => {
+    const all = processes();
+    return new Map(nodes.flatMap((node) => [...nodeProcesses(node, all)]));
+  };
   const first = now();
   const last = new Map(first);
   const sample = () => {
@@ -99,7 +104,8 @@ export function cpuMeter(nodes: readonly RunningNode[]): CpuMeter {
       sample();
       const parts = new Map<string, number>();
       for (const [pid, p] of last) parts.set(p.part, (parts.get(p.part) ?? 0) + p.cpu - (first.get(pid)?.cpu ?? 0));
-      return { parts, machine: machineBusy() - busy, seconds: (performance.now() - t0) / 1000 };
+      const total = [...parts.values()].reduce((a, b) => a + b, 0);
+      return { parts, total, machine: machineBusy() - busy, seconds: (performance.now() - t0) / 1000 };
     },
   };
 }

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
-import { startNode, type RunningNode } from '@platform/launcher';
-import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, memoryByPart, memoryLine, nodeProcesses, rawCall, submitInOrder, token, type PartMemory, type Row } from './probes.js';
+import { startNode } from '@platform/launcher';
+import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, memoryByPart, memoryLine, nodeCpuSeconds, rawCall, submitInOrder, token, type PartMemory, type Row } from './probes.js';
 
 const SENDERS = 50;
 const PER_SENDER = 200;
@@ -21,8 +21,6 @@ const SETTLING = 2;
 
 const COUNTER = 'contract Counter { uint public count; function bump(uint by) returns (uint) { count += by; return count; } }';
 
-/** CPU seconds so far of every process of the node: the work a round costs, which the host's other load leaves alone better than the rate does */
-const nodeCpuSeconds = (node: RunningNode): number => [...nodeProcesses(node).values()].reduce((total, p) => total + p.cpu, 0);
 
 const sum = (memory: Map<string, PartMemory>): PartMemory => [...memory.values()].reduce((a, m) => ({ all: a.all + m.all, anon: a.anon + m.anon }), { all: 0, anon: 0 });
 
@@ -46,6 +44,7 @@ export async function run(): Promise<Row[]> {
     for (let round = 1; round <= ROUNDS; round++) {
       const wallets = Array.from({ length: SENDERS }, () => Wallet.createRandom());
       await Promise.all(wallets.map((w, n) => enrolRawKey(ok, w, admin, round * 1000 + n)));
+      // the CPU a round costs, which the host's other load leaves alone better than the rate does
       const cpu0 = nodeCpuSeconds(node);
       const t0 = performance.now();
       const signed = wallets.map((w) => Array.from({ length: PER_SENDER }, (_, n) => rawCall(w, n + 1, counter, { VM: 'SolidVM', funcName: 'bump', args: '(1)' })));

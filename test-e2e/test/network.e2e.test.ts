@@ -99,6 +99,12 @@ async function agreed(timeoutMs = 60_000): Promise<MainChain> {
   }
 }
 
+/** The node whose NATS server leads the blocks stream, as node1 sees it. */
+async function orderingLeaderIndex(): Promise<number> {
+  const name: string = (await api(nodeAt(1), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(1))).body.orderingLeader;
+  return Number(name.replace('node', ''));
+}
+
 async function proposerIndex(): Promise<number> {
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -340,8 +346,7 @@ async function allFinal(submitted: Array<{ index: number; hash: string }>, timeo
 test('the NATS server leading the blocks stream is killed under load: writes resume, nothing admitted is lost or executed twice, every node agrees', async () => {
   await agreed();
   const before = await settledCounter();
-  const leaderName: string = (await api(nodeAt(1), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(1))).body.orderingLeader;
-  const leader = Number(leaderName.replace('node', ''));
+  const leader = await orderingLeaderIndex();
   const others = [1, 2, 3].filter((i) => i !== leader);
   const submitted: Array<{ index: number; hash: string }> = [];
   const load = async (index: number) => {
@@ -459,7 +464,7 @@ test('a proposer that computes alone: the others refuse its block, a majority of
 test('a node fed a tampered block halts that chain and says why; the others go on', async () => {
   await agreed();
   const proposer = await proposerIndex();
-  const leader = Number(((await api(nodeAt(1), 'GET', '/platform-api/eth/v1.2/metadata', tokens.get(1))).body.orderingLeader as string).replace('node', ''));
+  const leader = await orderingLeaderIndex();
   // neither the proposer nor the server the blocks are appended through
   const fed = [1, 2, 3].find((i) => i !== proposer && i !== leader)!;
   const others = [1, 2, 3].filter((i) => i !== fed);

@@ -50,6 +50,9 @@ interface Tamper {
   seen: string[];
 }
 
+/** A message's line (`RMSG`/`HMSG`): a payload of the size it ends with follows it. */
+const isMessageLine = (line: string) => line.startsWith('RMSG ') || line.startsWith('HMSG ');
+
 /** One unit of the route protocol: a line, or a message's line with what follows it. */
 interface Unit {
   /** the line, without its CRLF */
@@ -82,7 +85,7 @@ class RouteUnits {
       const line = buffer.toString('latin1', at, eol);
       let end = eol + 2;
       // RMSG <account> <subject> [reply | + reply queues | | queues] <size>; HMSG … <header size> <total size>
-      if (line.startsWith('RMSG ') || line.startsWith('HMSG ')) {
+      if (isMessageLine(line)) {
         const size = Number(line.slice(line.lastIndexOf(' ') + 1));
         end = eol + 2 + size + 2;
         if (buffer.length < end) {
@@ -105,7 +108,7 @@ const BLOCK_DELIVERY = ' $JS.ACK.BLOCKS.';
 
 /** `unit` with every occurrence of a rule's bytes replaced, for the rules of the server it flows toward (known by the names that side announced). */
 function tampered(unit: Unit, toward: ReadonlySet<string>, from: ReadonlySet<string>, rules: readonly Tamper[]): Buffer {
-  if (!(unit.line.startsWith('RMSG ') || unit.line.startsWith('HMSG ')) || !unit.line.includes(BLOCK_DELIVERY)) return unit.bytes;
+  if (!isMessageLine(unit.line) || !unit.line.includes(BLOCK_DELIVERY)) return unit.bytes;
   for (const rule of rules) {
     if (!toward.has(rule.server) || !unit.bytes.includes(rule.find)) continue;
     for (let at = unit.bytes.indexOf(rule.find); at >= 0; at = unit.bytes.indexOf(rule.find, at + rule.find.length)) {
