@@ -1,8 +1,8 @@
 // JetStream set-up: streams and durable consumers are declared by the service
 // that owns them, idempotently at its start (create, or update to the
 // declared configuration).
-import { TimeoutError, type NatsConnection } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, type ConsumerConfig, type JetStreamClient, type JetStreamManager, type JetStreamPublishOptions, type PubAck, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { TimeoutError, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JetStreamPublishOptions, type PubAck, type StreamInfo, type ConsumerInfo, AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { declaredStream, type ScopedStreamSpec, type StreamScope, type StreamSpec, type StreamTopology } from './streams.js';
 
 /** Creates the stream, or brings an existing one to the given configuration (a scope, streams.ts, is not the server's). */
@@ -81,6 +81,42 @@ export const NETWORK_API_PREFIX = 'JSNET.API';
 export const NETWORK_PULL_EXPIRES_MS = 5_000;
 
 /**
+ * Where a node's account receives the NETWORK account's announcements that a
+ * consumer has a new leader (JetStream's advisory
+ * `$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.<stream>.<consumer>`, imported
+ * under this prefix: permissions.ts). A pull waiting at the old leader is
+ * not handed over: the new leader knows of no pull until the client sends
+ * another.
+ */
+export const NETWORK_CONSUMER_LEADER_PREFIX = 'JSNET.EVENT.CONSUMER.LEADER_ELECTED';
+
+/** The subject of `consumer`'s new leaders on the network's `stream`, in a node's account. */
+export function networkConsumerLeaderSubject(stream: string, consumer: string): string {
+  return `${NETWORK_CONSUMER_LEADER_PREFIX}.${stream}.${consumer}`;
+}
+
+/**
+ * Sends a new pull for `messages` (a `consume()` of the durable `consumer` on
+ * the network's `stream`) as soon as the consumer has a new leader. Without
+ * it the client notices the lost pull only after two missed heartbeats (5 to
+ * 7.5 s with NETWORK_PULL_EXPIRES_MS): when a node stopped, the proposer of
+ * the other nodes took no transaction for that long. The renewal is nats.js's
+ * own answer to missed heartbeats (`resetPending`: the consumer's info, then
+ * a pull), called early. Stop the returned subscription with the messages.
+ */
+export function renewPullOnNewLeader(nc: NatsConnection, stream: string, consumer: string, messages: ConsumerMessages, onRenew?: () => void): Subscription {
+  // not in nats.js's types: PullConsumerMessagesImpl's method, which its heartbeat monitor calls
+  const renewable = messages as ConsumerMessages & { resetPending?: () => Promise<boolean> };
+  return nc.subscribe(networkConsumerLeaderSubject(stream, consumer), {
+    callback: () => {
+      if (typeof renewable.resetPending !== 'function') return;
+      onRenew?.();
+      void renewable.resetPending().catch(() => {});
+    },
+  });
+}
+
+/**
  * How long a publication to a stream waits for the stream's answer before it
  * is sent again (nats.js waits 5 s). One in flight when the stream's leader
  * steps down (its server stopping) is never answered: in the network bench's
@@ -117,6 +153,8 @@ export interface ScopedJetStream {
 
 /** A service's JetStream: the network's streams and the node's own, each reached its way. */
 export interface BusJetStream {
+  /** the connection both scopes' clients use (for the core subscriptions that go with them) */
+  readonly nc: NatsConnection;
   readonly topology: StreamTopology;
   readonly network: ScopedJetStream;
   readonly node: ScopedJetStream;
@@ -134,7 +172,7 @@ export async function busJetStream(nc: NatsConnection, topology: StreamTopology)
   const network = { js: jetstream(nc, { apiPrefix: NETWORK_API_PREFIX }), jsm: await jetstreamManager(nc, { apiPrefix: NETWORK_API_PREFIX, checkAPI: false }) };
   const node = await nodeJetStream(nc);
   const of = (spec: { scope: StreamScope }) => (spec.scope === 'network' ? network : node);
-  return { topology, network, node, ensure: (spec) => ensureStream(of(spec).jsm, declaredStream(spec, topology)) };
+  return { nc, topology, network, node, ensure: (spec) => ensureStream(of(spec).jsm, declaredStream(spec, topology)) };
 }
 
 /** An append refused because the subject's last sequence was not the one it expected: another writer got there first (the fence of appends with `expect.lastSubjectSequence`). */

@@ -24,7 +24,7 @@ import { CIRRUS } from './contracts/cirrus.js';
 import { IDENTITY } from './contracts/identity.js';
 import { TX } from './contracts/tx.js';
 import { VAULT } from './contracts/vault.js';
-import { NETWORK_API_PREFIX } from './jetstream.js';
+import { NETWORK_API_PREFIX, NETWORK_CONSUMER_LEADER_PREFIX, networkConsumerLeaderSubject } from './jetstream.js';
 import { replyPartsPrefix, type Endpoint } from './rpc.js';
 import { STREAMS, type StreamScope } from './streams.js';
 import { SERVICE_NAMES, SUBJECTS, type ServiceName } from './subjects.js';
@@ -71,6 +71,8 @@ export interface StreamGrant {
   recreate?: boolean;
   /** durable names of the user's own consumers; `*` for consumers named per chain or ephemeral (ordered) ones */
   consumers?: string[];
+  /** hear of the stream's consumers' new leaders (a network stream's; renewPullOnNewLeader) */
+  newLeaders?: boolean;
 }
 
 export interface BusGrant {
@@ -126,7 +128,8 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     subscribes: [],
     pings: [],
     streams: [
-      { stream: STREAMS.tx.name, consumers: ['*'] },
+      // newLeaders: a pull lost with a consumer's leader is renewed at once
+      { stream: STREAMS.tx.name, consumers: ['*'], newLeaders: true },
       { stream: STREAMS.blocks.name, publish: true, read: true, consumers: ['*'] },
       // recreate: `--rebuild` empties the node's results before re-executing every chain from the network's blocks
       { stream: STREAMS.exec.name, publish: true, read: true, recreate: true },
@@ -283,6 +286,7 @@ export function permissionsOf(user: BusUser, node: string): SubjectPermissions {
   for (const subject of grant.publishes) publish.add(subject);
   for (const subject of grant.subscribes) subscribe.add(subject);
   for (const stream of grant.streams) for (const subject of streamSubjects(stream, node)) publish.add(subject);
+  for (const stream of grant.streams) if (stream.newLeaders) subscribe.add(networkConsumerLeaderSubject(stream.stream, '*'));
   return { publish: [...publish], subscribe: [...subscribe] };
 }
 
@@ -294,6 +298,9 @@ export interface BusUserKey {
 }
 
 const quoted = (subjects: string[]) => `[${subjects.map((s) => JSON.stringify(s)).join(', ')}]`;
+
+/** JetStream's announcements of a consumer's new leader, `<this>.<stream>.<consumer>`. */
+const CONSUMER_LEADER_ADVISORY = '$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED';
 
 /** The account of the network's streams, shared by every node (docs/network.md). */
 export const NETWORK_ACCOUNT = 'NETWORK';
@@ -340,8 +347,11 @@ export function natsAccounts(options: NatsAccountsOptions): string {
   const services = networkServices();
   const lines = ['accounts {', `  ${NETWORK_ACCOUNT}: {`, '    jetstream: enabled', '    exports: ['];
   for (const e of services) lines.push(`      { service: ${JSON.stringify(e.subject)}${e.streamResponses ? ', response_type: stream' : ''} }`);
+  // the consumers' new leaders, so that a pull lost with the old one is renewed at once (renewPullOnNewLeader)
+  lines.push(`      { stream: ${JSON.stringify(`${CONSUMER_LEADER_ADVISORY}.>`)} }`);
   lines.push('    ]', '  }');
   const imports = services.map((e) => `      { service: { account: ${NETWORK_ACCOUNT}, subject: ${JSON.stringify(e.subject)} }${e.to ? `, to: ${JSON.stringify(e.to)}` : ''} }`);
+  imports.push(`      { stream: { account: ${NETWORK_ACCOUNT}, subject: ${JSON.stringify(`${CONSUMER_LEADER_ADVISORY}.>`)} }, to: ${JSON.stringify(`${NETWORK_CONSUMER_LEADER_PREFIX}.>`)} }`);
   for (const node of [options.node, ...(options.otherNodes ?? []).filter((n) => n !== options.node)]) {
     lines.push(`  ${JSON.stringify(nodeAccountName(node))}: {`, '    jetstream: enabled');
     if (node === options.node) {
@@ -373,7 +383,7 @@ export function permissionTableMarkdown(): string {
     const calls = [...grant.calls.map((e) => e.subject), ...grant.pings.map((n) => `$SRV.PING.${n}`)];
     const notices = [...grant.publishes.map((s) => `pub ${s}`), ...grant.subscribes.map((s) => `sub ${s}`)];
     const streams = grant.streams.map((g) => {
-      const what = [g.publish ? 'append' : null, g.read ? 'read' : null, g.recreate ? 'recreate' : null, g.consumers?.length ? `consumers ${g.consumers.join(', ')}` : null].filter(Boolean);
+      const what = [g.publish ? 'append' : null, g.read ? 'read' : null, g.recreate ? 'recreate' : null, g.consumers?.length ? `consumers ${g.consumers.join(', ')}` : null, g.newLeaders ? 'their new leaders' : null].filter(Boolean);
       return `${g.stream}${what.length ? ` (${what.join('; ')})` : ' (declare)'}`;
     });
     rows.push(`| \`${user}\` | ${grant.role} | ${code(answers)} | ${code(calls)} | ${code(notices)} | ${streams.length ? streams.join('<br>') : '—'} |`);

@@ -27,7 +27,7 @@ import type { JsMsg } from '@nats-io/jetstream';
 import { headers, type MsgHdrs } from '@nats-io/nats-core';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { NETWORK_PULL_EXPIRES_MS, STREAM_ANSWER_TIMEOUT_MS, SUBJECTS, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, isWrongLastSequence, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, STREAM_ANSWER_TIMEOUT_MS, SUBJECTS, renewPullOnNewLeader, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, isWrongLastSequence, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
 import { bytesToHex, epochOf, hexToBytes, openInEpoch, sealInEpoch, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -809,6 +809,9 @@ export class ChainWorker {
     const consumer = await js.consumers.get(STREAMS.tx.name, durable);
     const messages = await consumer.consume({ max_messages: Math.max(1_000, 2 * settings.maxTxs), expires: NETWORK_PULL_EXPIRES_MS });
     this.subscriptions.push(messages);
+    // when a node stops, the consumers it led move, and their waiting pulls are lost with them
+    const renewal = renewPullOnNewLeader(this.o.bus.nc, STREAMS.tx.name, durable, messages, () => this.log.info({ durable }, 'the admitted-transaction consumer has a new leader: pulling again'));
+    this.subscriptions.push({ stop: () => renewal.unsubscribe() });
     void (async () => {
       for await (const m of messages) this.admit(m);
     })().catch((err: unknown) => this.log.error({ err }, 'the admitted-transaction consumer stopped'));
