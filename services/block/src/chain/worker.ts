@@ -116,8 +116,13 @@ export interface ChainWorkerOptions {
 }
 
 const APPEND_ATTEMPTS = 5;
-/** how often the block consumer is checked against the stream's end */
-const BLOCK_WATCH_MS = 2_000;
+/**
+ * How often the block consumer is checked against the stream's end (one
+ * direct get of the stream's last block a round): a consumer its server took
+ * down with it is replaced after two silent rounds. Calls on a node whose
+ * consumer that was waited about 4 s with 2 s rounds.
+ */
+const BLOCK_WATCH_MS = 1_000;
 const RETRY_MS = 500;
 /** ack wait of admitted transactions: how soon those of a crashed block service are delivered again */
 const ADMITTED_ACK_WAIT_MS = 6_000;
@@ -780,7 +785,11 @@ export class ChainWorker {
     const from = Math.max(this.lastDelivered, this.head.seq) + 1;
     this.log.warn({ from, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: replacing it');
     const old = this.blockMessages;
-    await this.openBlockConsumer(from);
+    await this.openBlockConsumer(from).catch((err: unknown) => {
+      // the old one stays until a replacement opens (tried again in two rounds)
+      this.log.warn({ err, from }, 'the block consumer could not be replaced');
+      throw err;
+    });
     if (old) {
       // stopped, and forgotten: a chain whose consumer is replaced often must not keep every old one
       this.subscriptions.splice(this.subscriptions.indexOf(old), 1);
