@@ -8,7 +8,7 @@ export { credentialsFile, ensureBusCredentials, publicKeyOfSeed, readBusCredenti
 export { decodeJson, encodeJson, preEncoded } from './codec.js';
 export { batchingCaller, call, defineEndpoint, handle, pingService, serve } from './rpc.js';
 export type { BatchingOptions, CallOptions, Endpoint, Handler, RequestMeta, RequestOf, ResponseOf, ServeOptions } from './rpc.js';
-export { NETWORK_API_PREFIX, NETWORK_CONSUMER_LEADER_PREFIX, NETWORK_PULL_EXPIRES_MS, networkConsumerLeaderSubject, renewPullOnNewLeader, STREAM_ANSWER_TIMEOUT_MS, busJetStream, isTimeout, publishUntilAnswered, nodeJetStream, deleteDurableConsumer, ensureDurableConsumer, ensureStream, isWrongLastSequence, streamManager } from './jetstream.js';
+export { NETWORK_API_PREFIX, NETWORK_CONSUMER_LEADER_PREFIX, NETWORK_PULL_EXPIRES_MS, networkConsumerLeaderSubject, quickNetworkClient, renewPullOnNewLeader, STREAM_ANSWER_TIMEOUT_MS, busJetStream, isTimeout, publishUntilAnswered, nodeJetStream, deleteDurableConsumer, ensureDurableConsumer, ensureStream, isWrongLastSequence, streamManager } from './jetstream.js';
 export type { BusJetStream, ScopedJetStream } from './jetstream.js';
 export { PROPOSER_LEASE_MS, STREAMS, declaredStream, nodePlacementTag, streamTopology } from './streams.js';
 export type { ScopedStreamSpec, StreamScope, StreamSpec, StreamTopology } from './streams.js';

@@ -23,11 +23,11 @@
 //   `<chain>:<height>`; its mark as published rides on the next block's
 //   commit. On start, whatever the outbox holds past the stream's last result
 //   is published.
-import type { JsMsg } from '@nats-io/jetstream';
+import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { headers, type MsgHdrs } from '@nats-io/nats-core';
 import { MAIN_CHAIN, type Block, type BlockHeader, type ChainId, type ExecResult, type Genesis, type Logger, type Receipt, type SenderIdentity, type Transaction } from '@platform/common';
 import { identityOfCertificate } from '@platform/identity';
-import { NETWORK_PULL_EXPIRES_MS, STREAM_ANSWER_TIMEOUT_MS, SUBJECTS, renewPullOnNewLeader, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, isWrongLastSequence, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
+import { NETWORK_PULL_EXPIRES_MS, STREAM_ANSWER_TIMEOUT_MS, SUBJECTS, quickNetworkClient, renewPullOnNewLeader, STREAMS, chainToken, decodeJson, encodeJson, ensureDurableConsumer, isWrongLastSequence, nodeDurable, publishExecResult, type BusJetStream, type ChainHealthRecord, type ChainStatusRecord } from '@platform/bus';
 import { bytesToHex, epochOf, hexToBytes, openInEpoch, sealInEpoch, type KeyPair } from '@platform/crypto';
 import { blockHash, blockIntegrityError, identitiesRoot, signBlock, transactionsRoot } from '../block.js';
 import { executeBlock, type BlockEnv } from '../exec/execute.js';
@@ -147,6 +147,9 @@ export class ChainWorker {
   private lastDelivered = 0;
   /** watchdog rounds in a row in which the stream held blocks the consumer did not deliver */
   private silentRounds = 0;
+  private watching = false;
+  /** the client that opens replacements (quickNetworkClient) */
+  private replacements: JetStreamClient | null = null;
   private deliveredAtLastRound = 0;
   /** blocks from the stream, not yet looked at */
   /** delivered blocks, read only when applied: the blocks proposed here come back too, and are skipped unread */
@@ -741,11 +744,18 @@ export class ChainWorker {
 
   private async consumeBlocks(): Promise<void> {
     await this.openBlockConsumer(this.head.seq + 1);
-    this.blockWatchdog = setInterval(() => void this.watchBlockConsumer().catch(() => {}), BLOCK_WATCH_MS);
+    this.blockWatchdog = setInterval(() => {
+      // one round at a time: a replacement that takes longer than a round must not be replaced meanwhile
+      if (this.watching) return;
+      this.watching = true;
+      void this.watchBlockConsumer()
+        .catch(() => {})
+        .finally(() => (this.watching = false));
+    }, BLOCK_WATCH_MS);
   }
 
-  private async openBlockConsumer(fromSeq: number): Promise<void> {
-    const consumer = await this.o.bus.network.js.consumers.get(STREAMS.blocks.name, {
+  private async openBlockConsumer(fromSeq: number, js: JetStreamClient = this.o.bus.network.js): Promise<void> {
+    const consumer = await js.consumers.get(STREAMS.blocks.name, {
       filter_subjects: SUBJECTS.block.ordered(this.chainId),
       opt_start_seq: fromSeq,
     });
@@ -781,15 +791,16 @@ export class ChainWorker {
     this.deliveredAtLastRound = this.lastDelivered;
     this.silentRounds = silent ? this.silentRounds + 1 : 0;
     if (this.silentRounds < 2) return;
-    this.silentRounds = 0;
     const from = Math.max(this.lastDelivered, this.head.seq) + 1;
     this.log.warn({ from, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: replacing it');
     const old = this.blockMessages;
-    await this.openBlockConsumer(from).catch((err: unknown) => {
-      // the old one stays until a replacement opens (tried again in two rounds)
+    this.replacements ??= quickNetworkClient(this.o.bus);
+    await this.openBlockConsumer(from, this.replacements).catch((err: unknown) => {
+      // the old one stays until a replacement opens: tried again next round
       this.log.warn({ err, from }, 'the block consumer could not be replaced');
       throw err;
     });
+    this.silentRounds = 0;
     if (old) {
       // stopped, and forgotten: a chain whose consumer is replaced often must not keep every old one
       this.subscriptions.splice(this.subscriptions.indexOf(old), 1);
