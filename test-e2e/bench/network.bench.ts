@@ -12,15 +12,10 @@
 import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, removeDataDir, startNetwork, startNode, type NodePorts, type RunningNetwork, type RunningNode } from '@platform/launcher';
-import { devToken, isolatedEnv } from '../test/harness.js';
-import { corePercent, cpuMeter, nodeCpuSeconds } from './probes.js';
-
-interface Row {
-  name: string;
-  value: number;
-  unit: string;
-}
+import { freePort, removeDataDir, startNetwork, startNode, type RunningNetwork, type RunningNode } from '@platform/launcher';
+import { devToken } from '../test/harness.js';
+import { COUNTER, benchEnv, bump, callsUntil, metadata, networkPorts, post, roles, type Client } from './network-probes.js';
+import { corePercent, cpuMeter, nodeCpuSeconds, type Row } from './probes.js';
 
 const SECONDS = Number(process.env.NETWORK_BENCH_SECONDS ?? 8);
 const CLIENTS = 8;
@@ -28,44 +23,7 @@ const PER_REQUEST = 100;
 const LONE_CALLS = 60;
 /** how long calls go on one after the other after a node stops */
 const AFTER_STOP_MS = 10_000;
-const COUNTER = 'contract Counter { uint public n; function bump(uint by) public returns (uint) { n += by; return n; } }';
-
-interface Client {
-  node: RunningNode;
-  token: string;
-}
-
-function benchEnv(dataDir: string): Record<string, string | undefined> {
-  // the clients go far past the default limit of 2000 nonces per account
-  const env: Record<string, string | undefined> = { ...isolatedEnv(), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ACCOUNT_NONCE_LIMIT: '1000000000' };
-  delete env.NODE_OPTIONS;
-  return env;
-}
-
-async function post(client: Client, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${client.node.gatewayUrl}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${client.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = await response.json().catch(() => null);
-  if (response.status !== 200) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(parsed).slice(0, 300)}`);
-  return parsed;
-}
-
-async function metadata(client: Client): Promise<{ orderingLeader: string | null; chains: Array<{ chainId: string; height: number; proposer: boolean }> }> {
-  const response = await fetch(`${client.node.gatewayUrl}/platform-api/eth/v1.2/metadata`, { headers: { authorization: `Bearer ${client.token}` } });
-  return (await response.json()) as never;
-}
 const heightOf = async (client: Client) => (await metadata(client)).chains.find((c) => c.chainId === '')!.height;
-
-/** Which node (1–3) holds the main chain's proposer lease, and whose NATS server leads the blocks stream: 0 when none says so. */
-async function roles(clients: readonly Client[]): Promise<{ proposer: number; leader: number }> {
-  const views = await Promise.all(clients.map((c) => metadata(c)));
-  const proposer = views.findIndex((v) => v.chains.find((c) => c.chainId === '')!.proposer) + 1;
-  const leader = Number((views[0]!.orderingLeader ?? '').replace('node', '')) || 0;
-  return { proposer, leader };
-}
 
 /** One client per node at least, each with a key, and the counter deployed through the first. */
 async function prepare(nodes: RunningNode[]): Promise<{ clients: Client[]; counter: string }> {
@@ -81,7 +39,6 @@ async function prepare(nodes: RunningNode[]): Promise<{ clients: Client[]; count
   return { clients, counter: created.data.contents.address };
 }
 
-const bump = (counter: string) => ({ type: 'FUNCTION', payload: { contractAddress: counter, method: 'bump', args: { by: 1 }, metadata: { VM: 'SolidVM' } } });
 
 /** Every client posts PER_REQUEST calls per request with resolve=true, for `seconds`: final Successes, and per second. */
 async function throughput(clients: Client[], counter: string, seconds: number): Promise<{ done: number; perSecond: number }> {
@@ -168,19 +125,7 @@ async function slowestCallAfterAStop(net: RunningNetwork): Promise<Row[]> {
   const counter: string = created.data.contents.address;
   await net.stopNode(victim);
   const stopped = performance.now();
-  const [onProposer, onFollower] = await Promise.all(
-    callers.map(async (caller) => {
-      let slowest = 0;
-      let calls = 0;
-      while (performance.now() - stopped < AFTER_STOP_MS) {
-        const sent = performance.now();
-        await post(caller, '/platform/v2.3/transaction?resolve=true', { txs: [bump(counter)] });
-        slowest = Math.max(slowest, performance.now() - sent);
-        calls++;
-      }
-      return { slowest, calls };
-    }),
-  );
+  const [onProposer, onFollower] = await Promise.all(callers.map((caller) => callsUntil(caller, counter, stopped + AFTER_STOP_MS)));
   console.log(
     `   [node${victim} stopped (proposer node${proposer}, blocks leader node${leader}): calls one after the other for ${AFTER_STOP_MS / 1000} s on the proposer's node: ${onProposer!.calls}, the slowest ${Math.round(onProposer!.slowest)} ms; on node${follower}: ${onFollower!.calls}, the slowest ${Math.round(onFollower!.slowest)} ms]`,
   );
@@ -192,10 +137,7 @@ async function slowestCallAfterAStop(net: RunningNetwork): Promise<Row[]> {
 
 async function network(): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-bench-network-'));
-  const ports = new Map<number, NodePorts>();
-  for (let i = 1; i <= 3; i++) {
-    ports.set(i, { gateway: await freePort(), vault: await freePort(), idp: await freePort(), nats: await freePort(), cluster: await freePort(), files: await freePort(), objectStore: await freePort() });
-  }
+  const ports = await networkPorts(3);
   let net: RunningNetwork | null = null;
   try {
     // the node stopped and caught up (chosen below); after its restart, its main chain worker says when it starts applying and from which height, and each block it applies (its log at debug)
