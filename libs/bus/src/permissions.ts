@@ -161,7 +161,7 @@ export const BUS_PERMISSIONS: Record<BusUser, BusGrant> = {
     streams: [
       { stream: STREAMS.exec.name, consumers: ['chains-membership'] },
       { stream: STREAMS.execParts.name, read: true },
-      { stream: STREAMS.geneses.name, publish: true, consumers: [nodeDurable('chains-geneses', NODE_NAME_IN_DURABLE)] },
+      { stream: STREAMS.geneses.name, publish: true, consumers: [nodeDurable('chains-geneses', NODE_NAME_IN_DURABLE)], newLeaders: true },
     ],
   },
   files: {

@@ -11,7 +11,7 @@
 //   private chain, and a contract of their own emitting `OrgAdded` must not
 //   let them in.
 import type { NatsConnection } from '@nats-io/nats-core';
-import { BLOCK, NETWORK_PULL_EXPIRES_MS, genesisMessageIsFor, STREAMS, SUBJECTS, call, consumeExecResults, ensureDurableConsumer, nodeDurable, type BusJetStream, type GenesisStreamMessage } from '@platform/bus';
+import { BLOCK, NETWORK_PULL_EXPIRES_MS, genesisMessageIsFor, STREAMS, SUBJECTS, call, consumeExecResults, ensureDurableConsumer, nodeDurable, renewPullOnNewLeader, type BusJetStream, type GenesisStreamMessage } from '@platform/bus';
 import { GOVERNANCE_ADDRESS, MAIN_CHAIN, MEMBER_ADDED_EVENTS, MEMBER_REMOVED_EVENTS, PlatformError, chainGenesisText, type EventLog, type ExecResult, type Genesis, type Logger } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import { inTransaction, type Client, type Db } from './db.js';
@@ -74,6 +74,8 @@ export async function startConsumers(options: { nc: NatsConnection; bus: BusJetS
   await ensureDurableConsumer(bus.network.jsm, { stream: STREAMS.geneses.name, durable: genesisConsumer });
   let stopping = false;
   const geneses = await (await bus.network.js.consumers.get(STREAMS.geneses.name, genesisConsumer)).consume({ expires: NETWORK_PULL_EXPIRES_MS });
+  // when a node stops, the consumers it led move, and their waiting pulls are lost with them
+  const renewal = renewPullOnNewLeader(nc, STREAMS.geneses.name, genesisConsumer, geneses, () => logger.info({ durable: genesisConsumer }, 'the genesis consumer has a new leader: pulling again'));
   const genesisLoop = (async () => {
     for await (const m of geneses) {
       let message: GenesisStreamMessage | null = null;
@@ -137,6 +139,7 @@ export async function startConsumers(options: { nc: NatsConnection; bus: BusJetS
     async stop() {
       stopping = true;
       await membership.stop();
+      renewal.unsubscribe();
       await geneses.close();
       await genesisLoop;
     },
