@@ -6,12 +6,17 @@
 // in-memory structure is bounded by count or bytes, and what must be kept
 // for ever is on disk. `npm run bench -- soak`; `SOAK_ROUNDS` (default 8);
 // `SOAK_NODE_OPTIONS` is every node process's NODE_OPTIONS.
-import { mkdtempSync, rmSync } from 'node:fs';
+// `SOAK_HEAP_SNAPSHOTS=2,6` takes a heap snapshot of every service after
+// rounds 2 and 6 and prints each one's live heap (the sum of its objects'
+// sizes): growth of PSS with a flat live heap is garbage not yet collected,
+// not memory kept. A snapshot costs its process memory of its own, so the
+// PSS of the rounds after the first snapshot is not comparable.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
-import { startNode } from '@platform/launcher';
-import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, memoryByPart, memoryLine, nodeCpuSeconds, rawCall, submitInOrder, token, type PartMemory, type Row } from './probes.js';
+import { startNode, type RunningNode } from '@platform/launcher';
+import { BENCH_ADMIN, benchNodeEnv, enrolRawKey, finalResults, gatewayClient, memoryByPart, memoryLine, nodeCpuSeconds, nodeProcesses, rawCall, submitInOrder, token, type PartMemory, type Row } from './probes.js';
 
 const SENDERS = 50;
 const PER_SENDER = 200;
@@ -22,6 +27,42 @@ const SETTLING = 2;
 const COUNTER = 'contract Counter { uint public count; function bump(uint by) returns (uint) { count += by; return count; } }';
 
 
+const SNAPSHOT_ROUNDS = new Set((process.env.SOAK_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number));
+
+/**
+ * Each Node.js service's live heap now, in MB: a heap snapshot of each
+ * (`--heapsnapshot-signal=SIGUSR2`, written to `dir`), the sum of its
+ * objects' sizes. The snapshots are deleted once read.
+ */
+async function liveHeaps(node: RunningNode, dir: string): Promise<Map<string, number>> {
+  const services = [...nodeProcesses(node)].filter(([, { part }]) => part !== 'nats-server' && part !== 'postgres' && !part.startsWith('other'));
+  for (const [pid] of services) process.kill(pid, 'SIGUSR2');
+  const live = new Map<string, number>();
+  for (const [pid, { part }] of services) {
+    const pattern = new RegExp(`^Heap\\.[0-9.]+\\.${pid}\\.0\\.\\d+\\.heapsnapshot$`);
+    // written when the process gets to it; complete once its size stops changing
+    let file: string | undefined;
+    let size = -1;
+    for (let waited = 0; waited < 60_000; waited += 500) {
+      await new Promise((r) => setTimeout(r, 500));
+      file = readdirSync(dir).find((name) => pattern.test(name));
+      if (!file) continue;
+      const now = statSync(join(dir, file)).size;
+      if (now > 0 && now === size) break;
+      size = now;
+    }
+    if (!file) continue;
+    const snapshot = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { snapshot: { meta: { node_fields: string[] } }; nodes: number[] };
+    const fields = snapshot.snapshot.meta.node_fields;
+    const selfSize = fields.indexOf('self_size');
+    let bytes = 0;
+    for (let i = selfSize; i < snapshot.nodes.length; i += fields.length) bytes += snapshot.nodes[i]!;
+    live.set(part, (live.get(part) ?? 0) + bytes / 1e6);
+    rmSync(join(dir, file));
+  }
+  return live;
+}
+
 const sum = (memory: Map<string, PartMemory>): PartMemory => [...memory.values()].reduce((a, m) => ({ all: a.all + m.all, anon: a.anon + m.anon }), { all: 0, anon: 0 });
 
 export async function run(): Promise<Row[]> {
@@ -29,6 +70,12 @@ export async function run(): Promise<Row[]> {
   const env = await benchNodeEnv(dataDir);
   // e.g. a heap limit, to tell a live set that grows from garbage not yet collected
   if (process.env.SOAK_NODE_OPTIONS) env.NODE_OPTIONS = process.env.SOAK_NODE_OPTIONS;
+  const snapshots = join(dataDir, 'heap-snapshots');
+  if (SNAPSHOT_ROUNDS.size > 0) {
+    mkdirSync(snapshots);
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`.trim();
+  }
+  const liveByRound = new Map<number, Map<string, number>>();
   const problems: string[] = [];
   const node = await startNode({ env, onLine: (name, line) => /"level":(50|60)|heap|fatal/i.test(line) && problems.length < 20 && problems.push(`${name} | ${line}`) });
   const gateway = gatewayClient(node.gatewayUrl, 128);
@@ -60,6 +107,11 @@ export async function run(): Promise<Row[]> {
       perRound.push(memory);
       const total = sum(memory);
       console.log(`   round ${round}: ${hashes.length} tx at ${Math.round(rate)} tx/s, ${cpuMsPerTx.toFixed(2)} CPU-ms/tx (whole node); PSS MiB (anonymous part): total ${Math.round(total.all)} (${Math.round(total.anon)}), ${memoryLine(memory)}`);
+      if (SNAPSHOT_ROUNDS.has(round)) {
+        const live = await liveHeaps(node, snapshots);
+        liveByRound.set(round, live);
+        console.log(`   round ${round}: live heaps MB (heap snapshots): ${[...live].sort((a, b) => b[1] - a[1]).map(([p, mb]) => `${p} ${mb.toFixed(1)}`).join(', ')}`);
+      }
     }
     const rows: Row[] = [];
     const settled = perRound[Math.min(SETTLING, perRound.length) - 1]!;
@@ -78,6 +130,13 @@ export async function run(): Promise<Row[]> {
       { name: `  growth of the whole node from round ${SETTLING}`, value: growth(from.all, to.all), unit: '%' },
       { name: `  growth of its anonymous memory from round ${SETTLING}`, value: growth(from.anon, to.anon), unit: '%' },
     );
+    const snapshotted = [...liveByRound.keys()].sort((a, b) => a - b);
+    if (snapshotted.length > 1) {
+      const [first, lastSnapshot] = [liveByRound.get(snapshotted[0]!)!, liveByRound.get(snapshotted[snapshotted.length - 1]!)!];
+      for (const [part, mb] of [...lastSnapshot].sort()) {
+        rows.push({ name: `live heap after round ${snapshotted[snapshotted.length - 1]}: ${part} (round ${snapshotted[0]}: ${(first.get(part) ?? 0).toFixed(1)} MB)`, value: mb, unit: 'MB' });
+      }
+    }
     if (problems.length > 0) console.log(`   node errors during the run (first ${problems.length}):\n${problems.map((p) => `     ${p.slice(0, 300)}`).join('\n')}`);
     return rows;
   } finally {
