@@ -119,8 +119,8 @@ const APPEND_ATTEMPTS = 5;
 /**
  * How often the block consumer is checked against the stream's end (one
  * direct get of the stream's last block a round): a consumer its server took
- * down with it is replaced after two silent rounds. Calls on a node whose
- * consumer that was waited about 4 s with 2 s rounds.
+ * down with it is replaced after two silent rounds. With rounds of 2 s, calls
+ * on a node whose consumer went with a stopped server waited about 4 s.
  */
 const BLOCK_WATCH_MS = 1_000;
 const RETRY_MS = 500;
@@ -147,6 +147,7 @@ export class ChainWorker {
   private lastDelivered = 0;
   /** watchdog rounds in a row in which the stream held blocks the consumer did not deliver */
   private silentRounds = 0;
+  /** a watchdog round is running (a replacement may take longer than a round) */
   private watching = false;
   /** the client that opens replacements (quickNetworkClient) */
   private replacements: JetStreamClient | null = null;
