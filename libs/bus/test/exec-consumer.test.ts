@@ -2,8 +2,8 @@
 // does not want is acknowledged unread, the others are applied in order.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createLogger, type ExecResult } from '@platform/common';
-import { startTestInfra, type TestInfra } from '@platform/launcher';
-import { STREAMS, connectBus, consumeExecResults, ensureDurableConsumer, ensureStream, type NatsConnection } from '../src/index.js';
+import { STREAMS, consumeExecResults, ensureDurableConsumer, ensureStream } from '../src/index.js';
+import { natsForTests } from './test-server.js';
 
 const logger = createLogger('exec-consumer-test', 'silent');
 const exec = (chainId: string, number: number): ExecResult => ({
@@ -13,23 +13,13 @@ const exec = (chainId: string, number: number): ExecResult => ({
 });
 
 describe('bus - the exec consumer', () => {
-  let infra: TestInfra;
-  let nc: NatsConnection;
-
-  beforeAll(async () => {
-    infra = await startTestInfra({ nats: true });
-    nc = await connectBus({ url: infra.nats!.url, name: 'exec-consumer-test' });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await infra?.stop();
-  });
+  const bus = natsForTests('exec-consumer-test');
 
   test('a message of an unwanted subject is acknowledged without being read; the others are applied in order', async () => {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(bus.nc);
     await ensureStream(jsm, STREAMS.exec);
     await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable: 'wanted-test', filterSubject: 'exec.>', maxAckPending: 1 });
-    const js = jetstream(nc);
+    const js = jetstream(bus.nc);
     const chain = 'c'.repeat(64);
     // not even JSON: reading it would terminate it with an error
     await js.publish('exec.main', 'not an execution result');
@@ -52,7 +42,7 @@ describe('bus - the exec consumer', () => {
     const deadline = Date.now() + 10_000;
     while (!acked.includes(last) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await consumer.stop();
-    await nc.flush();
+    await bus.nc.flush();
     expect(applied).toEqual([1, 2]);
     expect(acked).toEqual([1, 2, 3, 4]);
     const info = await jsm.consumers.info(STREAMS.exec.name, 'wanted-test');

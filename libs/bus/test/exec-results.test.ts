@@ -4,8 +4,8 @@
 // others; no message is ever larger than the limit given.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createLogger, type ExecResult } from '@platform/common';
-import { startTestInfra, type TestInfra } from '@platform/launcher';
-import { STREAMS, connectBus, consumeExecBatches, consumeExecResults, ensureDurableConsumer, ensureStream, publishExecResult, readExecResult, type NatsConnection } from '../src/index.js';
+import { STREAMS, consumeExecBatches, consumeExecResults, ensureDurableConsumer, ensureStream, publishExecResult, readExecResult } from '../src/index.js';
+import { natsForTests } from './test-server.js';
 
 const logger = createLogger('exec-results-test', 'silent');
 /** a result of about `bytes` bytes */
@@ -16,24 +16,14 @@ const exec = (chainId: string, number: number, bytes: number): ExecResult => ({
 });
 
 describe('bus - execution results of any size', () => {
-  let infra: TestInfra;
-  let nc: NatsConnection;
-
-  beforeAll(async () => {
-    infra = await startTestInfra({ nats: true });
-    nc = await connectBus({ url: infra.nats!.url, name: 'exec-results-test' });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await infra?.stop();
-  });
+  const bus = natsForTests('exec-results-test');
 
   test('a result over the message limit travels in parts, and both consumers get every result whole and in order', async () => {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(bus.nc);
     for (const spec of [STREAMS.exec, STREAMS.execParts]) await ensureStream(jsm, spec);
     await jsm.streams.purge(STREAMS.exec.name);
     for (const durable of ['one', 'batches']) await ensureDurableConsumer(jsm, { stream: STREAMS.exec.name, durable, filterSubject: 'exec.>', maxAckPending: durable === 'one' ? 1 : 8 });
-    const js = jetstream(nc);
+    const js = jetstream(bus.nc);
     // as if the server's limit were 256 KiB: a 1 MB result needs parts of (256 - 64) / 2 KiB
     const limit = 256 * 1024;
     const sent = [exec('', 1, 1_000), exec('', 2, 1_000_000), exec('', 3, 10), exec('', 4, limit)];

@@ -3,25 +3,15 @@
 // subject plays that stream: it leaves the first send unanswered and answers
 // the next as JetStream does, so the test sees what the client sends.
 import { StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { startTestInfra, type TestInfra } from '@platform/launcher';
-import { STREAM_ANSWER_TIMEOUT_MS, connectBus, publishUntilAnswered, type NatsConnection } from '../src/index.js';
+import { STREAM_ANSWER_TIMEOUT_MS, publishUntilAnswered } from '../src/index.js';
+import { natsForTests } from './test-server.js';
 
 describe('bus - a publication sent again when its answer is lost', () => {
-  let infra: TestInfra;
-  let nc: NatsConnection;
-
-  beforeAll(async () => {
-    infra = await startTestInfra({ nats: true });
-    nc = await connectBus({ url: infra.nats!.url, name: 'publish-test' });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await infra?.stop();
-  });
+  const bus = natsForTests('publish-test');
 
   test('an unanswered send is sent again with the same msgID, and the answer that comes is the result', async () => {
     const sends: Array<{ at: number; msgID: string | undefined; data: string }> = [];
-    const sub = nc.subscribe('lost.answer');
+    const sub = bus.nc.subscribe('lost.answer');
     void (async () => {
       for await (const m of sub) {
         sends.push({ at: performance.now(), msgID: m.headers?.get('Nats-Msg-Id'), data: m.string() });
@@ -29,7 +19,7 @@ describe('bus - a publication sent again when its answer is lost', () => {
       }
     })();
     const started = performance.now();
-    const ack = await publishUntilAnswered(jetstream(nc), 'lost.answer', 'the block', { msgID: 'height-7' });
+    const ack = await publishUntilAnswered(jetstream(bus.nc), 'lost.answer', 'the block', { msgID: 'height-7' });
     sub.unsubscribe();
     expect(ack.seq).toBe(7);
     expect(sends.map((s) => [s.msgID, s.data])).toEqual([
@@ -42,10 +32,10 @@ describe('bus - a publication sent again when its answer is lost', () => {
   });
 
   test('a stream answers a second send of a stored msgID as a duplicate: stored once', async () => {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(bus.nc);
     // the default duplicate window: two minutes
     await jsm.streams.add({ name: 'PUBLISH_TEST', subjects: ['publish.test'], storage: StorageType.Memory });
-    const js = jetstream(nc);
+    const js = jetstream(bus.nc);
     const first = await publishUntilAnswered(js, 'publish.test', 'once', { msgID: 'm-1' });
     const again = await publishUntilAnswered(js, 'publish.test', 'once', { msgID: 'm-1' });
     expect(again).toMatchObject({ seq: first.seq, duplicate: true });
@@ -54,7 +44,7 @@ describe('bus - a publication sent again when its answer is lost', () => {
 
   test('a failure that is not a timeout is thrown at once: no stream takes the subject', async () => {
     const started = performance.now();
-    await expect(publishUntilAnswered(jetstream(nc), 'nobody.listens', 'x', { msgID: 'n-1' })).rejects.toThrow();
+    await expect(publishUntilAnswered(jetstream(bus.nc), 'nobody.listens', 'x', { msgID: 'n-1' })).rejects.toThrow();
     expect(performance.now() - started).toBeLessThan(STREAM_ANSWER_TIMEOUT_MS);
   });
 });
