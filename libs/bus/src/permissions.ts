@@ -285,8 +285,10 @@ export function permissionsOf(user: BusUser, node: string): SubjectPermissions {
   for (const name of grant.pings) publish.add(`$SRV.PING.${name}`);
   for (const subject of grant.publishes) publish.add(subject);
   for (const subject of grant.subscribes) subscribe.add(subject);
-  for (const stream of grant.streams) for (const subject of streamSubjects(stream, node)) publish.add(subject);
-  for (const stream of grant.streams) if (stream.newLeaders) subscribe.add(networkConsumerLeaderSubject(stream.stream, '*'));
+  for (const stream of grant.streams) {
+    for (const subject of streamSubjects(stream, node)) publish.add(subject);
+    if (stream.newLeaders) subscribe.add(networkConsumerLeaderSubject(stream.stream, '*'));
+  }
   return { publish: [...publish], subscribe: [...subscribe] };
 }
 
