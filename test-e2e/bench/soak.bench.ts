@@ -26,7 +26,7 @@ const SETTLING = 2;
 
 const COUNTER = 'contract Counter { uint public count; function bump(uint by) returns (uint) { count += by; return count; } }';
 
-
+/** the rounds after which every service's live heap is read (SOAK_HEAP_SNAPSHOTS) */
 const SNAPSHOT_ROUNDS = new Set((process.env.SOAK_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number));
 
 /**
