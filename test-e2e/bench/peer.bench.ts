@@ -9,7 +9,8 @@
 //     Hardhat, one resolve=true call on the node (vault-signed, SolidVM);
 //   - CPU per transaction of the whole node's process tree (services,
 //     nats-server, PostgreSQL) against Hardhat's process, and memory: the sum
-//     of the node's processes' PSS against Hardhat's;
+//     of the node's processes' PSS against Hardhat's, right after the last
+//     call and again at rest 20 s later;
 //   - the node alone: the same counter on SolidVM and on the EVM, and the
 //     batched vault-signed path (100 per request, 8 clients).
 // Each round prints its per-process CPU shares, and the lone call keeps its
@@ -37,6 +38,13 @@ const BATCH = 100;
 const BATCH_CLIENTS = 8;
 const BATCH_SECONDS = 5;
 const ROUNDS = Number(process.env.PEER_BENCH_ROUNDS ?? 3);
+/**
+ * How long after the last call the node is at rest when its memory is read a
+ * second time: long enough for what the node lets go of when idle (each
+ * service's heap after 1 s, PostgreSQL's idle connections after the pools' 10 s,
+ * JetStream's caches some seconds later; measured in a timeline of readings).
+ */
+const REST_MS = 20_000;
 
 /** pinned: what the peer is, and the files that make it */
 const PEER = { hardhat: '3.18.0', node: '22.23.3', edr: '0.22.0', solc: '0.8.37' };
@@ -348,14 +356,22 @@ export async function run(): Promise<Row[]> {
 
     rows.push(...figures.rows());
     rows.push(...hopRows(hopTimes));
-    // memory at the end: the node's every process (services, nats-server, PostgreSQL's backends) against Hardhat's
-    const nodePss = [...nodeProcesses(node).keys()].reduce((sum, pid) => sum + (pssMiB(pid) ?? 0), 0);
-    console.log(`   memory at the end, PSS MiB (anonymous part): ${memoryLine(memoryByPart(node))}`);
-    const peerPss = pssMiB(hardhatPid) ?? 0;
+    // memory right after the last call, and at rest REST_MS later (when each service has given back
+    // the heap the load grew: collectWhenIdle in @platform/common), the node's every process (services,
+    // nats-server, PostgreSQL's backends) against Hardhat's at the same moments
+    const nodePss = () => [...nodeProcesses(node).keys()].reduce((sum, pid) => sum + (pssMiB(pid) ?? 0), 0);
+    const atTheEnd = { node: nodePss(), peer: pssMiB(hardhatPid) ?? 0 };
+    console.log(`   memory right after the last call, PSS MiB (anonymous part): ${memoryLine(memoryByPart(node))}`);
+    await new Promise((resolve) => setTimeout(resolve, REST_MS));
+    const atRest = { node: nodePss(), peer: pssMiB(hardhatPid) ?? 0 };
+    console.log(`   memory at rest, ${REST_MS / 1000} s later, PSS MiB (anonymous part): ${memoryLine(memoryByPart(node))}`);
     rows.push(
-      { name: 'memory now, sum of PSS: node (every process)', value: nodePss, unit: 'MiB' },
-      { name: 'memory now, PSS: Hardhat 3', value: peerPss, unit: 'MiB' },
-      { name: 'memory: node ÷ Hardhat 3', value: nodePss / peerPss, unit: '×' },
+      { name: 'memory right after the last call, sum of PSS: node (every process)', value: atTheEnd.node, unit: 'MiB' },
+      { name: 'memory right after the last call, PSS: Hardhat 3', value: atTheEnd.peer, unit: 'MiB' },
+      { name: 'memory right after the last call: node ÷ Hardhat 3', value: atTheEnd.node / atTheEnd.peer, unit: '×' },
+      { name: `memory at rest (${REST_MS / 1000} s later), sum of PSS: node (every process)`, value: atRest.node, unit: 'MiB' },
+      { name: `memory at rest (${REST_MS / 1000} s later), PSS: Hardhat 3`, value: atRest.peer, unit: 'MiB' },
+      { name: 'memory at rest: node ÷ Hardhat 3', value: atRest.node / atRest.peer, unit: '×' },
       { name: 'peak RSS: Hardhat 3', value: peakRssMiB(hardhatPid) ?? 0, unit: 'MiB' },
       { name: 'cores (os.cpus().length)', value: cpus().length, unit: 'cores' },
       { name: 'host, after: fixed JavaScript work (JSON, SHA-256)', value: (await hostReference()).jsWorkMs, unit: 'ms' },

@@ -5,7 +5,7 @@
 // Its credentials are s3rver's fixed ones: loopback only, and the node's own.
 import { join, resolve } from 'node:path';
 import S3rver from 's3rver';
-import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 
 const config = loadServiceConfig('object-store', process.env, []);
 const logger = createLogger('object-store', config.logLevel);
@@ -15,6 +15,7 @@ try {
   const { port } = await server.run();
   logger.info({ port, directory, bucket: config.files.s3.bucket }, 'the embedded object store is listening');
   stopOnSignals(logger, () => server.close());
+  collectWhenIdle(logger);
 } catch (err) {
   failStart('object-store', `could not start: ${err instanceof Error ? err.message : String(err)}`);
 }

@@ -3,7 +3,7 @@
 // existing NATS (the launcher starts an embedded one and passes its URL).
 // With `--rebuild` it empties the chain stores and the node's results and
 // exits: the launcher's `--rebuild` runs it before the node starts.
-import { ConfigError, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { collectWhenIdle, ConfigError, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { loadBlockSettings, rebuildFromNetwork, startBlockService, type BlockSettings } from './index.js';
 
 function fail(message: string): never {
@@ -32,6 +32,7 @@ if (process.argv.includes('--rebuild')) {
 try {
   const service = await startBlockService({ config, logger, natsUrl: config.natsUrl, natsCredentials: credentials, dataDir: config.dataDir, settings });
   stopOnSignals(logger, () => service.stop());
+  collectWhenIdle(logger);
 } catch (err) {
   logger.fatal({ err }, 'the block service could not start');
   fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);

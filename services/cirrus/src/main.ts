@@ -1,6 +1,6 @@
 // Cirrus as a process: configuration from the environment, an existing NATS
 // and PostgreSQL (the launcher passes their URLs), a clean stop on SIGTERM/SIGINT.
-import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { startCirrus } from './index.js';
 
 const config = loadServiceConfig('cirrus', process.env, ['natsUrl', 'natsCredentials', 'databaseUrl'], {
@@ -13,6 +13,7 @@ try {
   const reindex = process.argv.includes('--reindex');
   const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'cirrus', seed: config.natsCredentials }, databaseUrl: config.databaseUrl, readRole: config.cirrusReadRole, reindex });
   stopOnSignals(logger, () => cirrus.stop());
+  collectWhenIdle(logger);
 } catch (err) {
   logger.fatal({ err }, 'cirrus could not start');
   failStart('cirrus', `could not start: ${err instanceof Error ? err.message : String(err)}`);

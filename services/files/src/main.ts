@@ -3,7 +3,7 @@
 // gateway routes the file endpoints.
 import { tokenVerifierOf } from '@platform/auth';
 import { connectBus } from '@platform/bus';
-import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { buildFilesApp } from './app.js';
 import { ObjectStore, storeSettings } from './store.js';
 
@@ -27,6 +27,7 @@ try {
     await app.close();
     await nc.drain();
   });
+  collectWhenIdle(logger);
 } catch (err) {
   logger.fatal({ err }, 'the files service could not start');
   failStart('files', `could not start: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,6 +1,6 @@
 // The gateway process: configuration from the environment, NATS, and the
 // HTTP server on HOST:PORT until SIGTERM.
-import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { tokenVerifierOf } from '@platform/auth';
 import { connectBus } from '@platform/bus';
 import { buildGateway } from './app.js';
@@ -19,6 +19,7 @@ try {
     await app.close();
     await nc.drain();
   });
+  collectWhenIdle(logger);
 } catch (err) {
   logger.fatal({ err }, 'the gateway could not start');
   failStart('gateway', `could not start: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,6 +1,6 @@
 // The development identity provider as a process: started by `npm start` when
 // OAUTH_DISCOVERY_URL is unset; listens on HOST:IDP_PORT until SIGTERM/SIGINT.
-import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { startIdp } from './index.js';
 
 const config = loadServiceConfig('idp', process.env, []);
@@ -12,6 +12,7 @@ try {
   const idp = await startIdp({ port: config.idpPort, host: config.host, dataDir: config.dataDir, logger, dashboardRedirectUris });
   logger.info({ issuer: idp.issuer, discoveryUrl: idp.discoveryUrl }, 'identity provider listening');
   stopOnSignals(logger, () => idp.stop());
+  collectWhenIdle(logger);
 } catch (err) {
   logger.fatal({ err }, 'the identity provider could not start');
   failStart('idp', `could not start: ${err instanceof Error ? err.message : String(err)}`);

@@ -3,7 +3,7 @@
 // passes their URLs), the faucet's key from FAUCET_KEY_FILE (the launcher
 // writes it with the genesis that funds it), and a clean stop on SIGTERM/SIGINT.
 import { readFileSync } from 'node:fs';
-import { createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { hexToBytes } from '@platform/crypto';
 import { startTransactionService } from './index.js';
 
@@ -43,6 +43,7 @@ try {
     rebuild: process.argv.includes('--rebuild'),
   });
   stopOnSignals(logger, () => service.stop());
+  collectWhenIdle(logger);
 } catch (err) {
   logger.fatal({ err }, 'the transaction service could not start');
   fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);

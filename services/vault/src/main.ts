@@ -1,7 +1,7 @@
 // The vault as a process: configuration from the environment, an existing
 // NATS and PostgreSQL (the launcher starts embedded ones and passes their
 // URLs), and a clean stop on SIGTERM/SIGINT.
-import { createLogger, failStart, loadServiceConfig } from '@platform/common';
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig } from '@platform/common';
 import { MasterKeyError, startVault } from './index.js';
 
 function fail(message: string): never {
@@ -21,6 +21,7 @@ try {
   logger.fatal({ err }, 'the vault could not start');
   fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
 }
+collectWhenIdle(logger);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
