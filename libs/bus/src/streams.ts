@@ -21,8 +21,13 @@ export type ScopedStreamSpec = StreamSpec & { scope: StreamScope };
 export const STREAMS = {
   /** admitted transactions, `tx.admitted.<chain>`: one (msgID = its hash) or a list published together (msgID `list:<sha256 of the hashes>`) */
   tx: { name: 'TX', subjects: ['tx.admitted.>'], scope: 'network' },
-  /** ordered blocks, `block.<chain>`, msgID `<chain>:<height>`: what was decided */
-  blocks: { name: 'BLOCKS', subjects: ['block.>'], scope: 'network' },
+  /**
+   * ordered blocks, `block.<chain>`, msgID `<chain>:<height>`: what was
+   * decided. Direct gets: any server holding the stream answers a read by
+   * sequence, so a node whose block consumer went down with a stopped server
+   * fetches the blocks it misses from the others (services/block, worker.ts)
+   */
+  blocks: { name: 'BLOCKS', subjects: ['block.>'], scope: 'network', allow_direct: true },
   /**
    * this node's execution results, `exec.<chain>`, msgID = `<chain>:<height>`.
    * Nothing else may go in: cirrus applies them in order, none skipped, by

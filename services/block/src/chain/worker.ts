@@ -123,9 +123,18 @@ const APPEND_ATTEMPTS = 5;
  * on a node whose consumer went with a stopped server waited about 4 s.
  */
 const BLOCK_WATCH_MS = 1_000;
+/** blocks a watchdog round fetches directly at most, while the block consumer is silent */
+const FETCH_PER_ROUND = 64;
 const RETRY_MS = 500;
 /** ack wait of admitted transactions: how soon those of a crashed block service are delivered again */
 const ADMITTED_ACK_WAIT_MS = 6_000;
+
+/** A block from the stream, delivered by the consumer or fetched directly. */
+interface IncomingBlock {
+  subject: string;
+  data: Uint8Array;
+  seq: number;
+}
 
 interface Stoppable {
   stop(): unknown;
@@ -152,9 +161,12 @@ export class ChainWorker {
   /** the client that opens replacements (quickNetworkClient) */
   private replacements: JetStreamClient | null = null;
   private deliveredAtLastRound = 0;
-  /** blocks from the stream, not yet looked at */
-  /** delivered blocks, read only when applied: the blocks proposed here come back too, and are skipped unread */
-  private readonly incoming: Array<{ msg: JsMsg; seq: number }> = [];
+  /** the stream sequence the block consumer started from */
+  private consumerStart = 0;
+  /** the last stream sequence fetched directly while the consumer was silent */
+  private lastFetched = 0;
+  /** delivered (or fetched) blocks, read only when applied: the blocks proposed here come back too, and are skipped unread */
+  private readonly incoming: IncomingBlock[] = [];
   private head!: Head;
   /** the highest block sequence known on `block.<chain>` */
   private streamHead = 0;
@@ -605,15 +617,16 @@ export class ChainWorker {
   private async applyIncoming(): Promise<boolean> {
     let applied = false;
     while (this.incoming.length > 0 && !this.stopped) {
-      const { msg, seq } = this.incoming.shift()!;
+      const next = this.incoming.shift()!;
+      const { seq } = next;
       if (seq <= this.head.seq) continue; // proposed here, or delivered again
       let block: Block;
       try {
-        block = this.opened<Block>(msg.subject, msg.data);
+        block = this.opened<Block>(next.subject, next.data);
       } catch (err) {
         if (err instanceof KeyNotYetKnown) {
           // sealed with a key this node reads now: the loop comes back to it
-          this.incoming.unshift({ msg, seq });
+          this.incoming.unshift(next);
           throw err;
         }
         // applying it will refuse it, and halt the chain: the ordering cannot skip a block
@@ -762,11 +775,12 @@ export class ChainWorker {
     });
     const messages = await consumer.consume({ expires: NETWORK_PULL_EXPIRES_MS });
     this.blockMessages = messages;
+    this.consumerStart = fromSeq;
     this.subscriptions.push(messages);
     void (async () => {
       for await (const m of messages) {
         this.lastDelivered = Math.max(this.lastDelivered, m.seq);
-        this.incoming.push({ msg: m, seq: m.seq });
+        this.incoming.push({ subject: m.subject, data: m.data, seq: m.seq });
         this.streamHead = Math.max(this.streamHead, m.seq);
         this.noteNetworkHeight(m.headers);
         this.wake();
@@ -777,22 +791,27 @@ export class ChainWorker {
   /**
    * An ordered consumer is one server's: when that server dies, nats.js may
    * not notice for long (measured here: a node deaf for over a minute after
-   * another node's server stopped). The stream says where it ends; a
-   * consumer that delivered nothing of it for two rounds is replaced by a
-   * new one from the first block not yet delivered. A block delivered by both
-   * is applied once (applyIncoming skips what is applied).
+   * another node's server stopped). The stream says where it ends. After one
+   * round in which the consumer delivered nothing while the node is behind,
+   * the blocks it misses are fetched directly (fetchMissedBlocks); a consumer
+   * that delivered nothing of the stream for two rounds is replaced by a new
+   * one from the first block not yet had. A block had twice is applied once
+   * (applyIncoming skips what is applied), and each source gives a chain's
+   * blocks in order from the first one not yet had, so none is skipped.
    */
   private async watchBlockConsumer(): Promise<void> {
     if (this.stopped) return;
     const last = await this.lastBlockSeq();
     this.streamHead = Math.max(this.streamHead, last);
-    // behind, and nothing delivered since the last round: under load the stream is always a little ahead
-    const behind = last > Math.max(this.lastDelivered, this.head.seq);
-    const silent = behind && this.lastDelivered === this.deliveredAtLastRound;
+    const delivered = this.lastDelivered !== this.deliveredAtLastRound;
     this.deliveredAtLastRound = this.lastDelivered;
-    this.silentRounds = silent ? this.silentRounds + 1 : 0;
+    const had = Math.max(this.head.seq, this.lastDelivered, this.lastFetched);
+    if (!delivered && last > had) await this.fetchMissedBlocks(had + 1, last);
+    // the consumer's own silence: under load the stream is always a little ahead, so only rounds without a delivery count
+    const consumerBehind = last > Math.max(this.lastDelivered, this.consumerStart - 1);
+    this.silentRounds = consumerBehind && !delivered ? this.silentRounds + 1 : 0;
     if (this.silentRounds < 2) return;
-    const from = Math.max(this.lastDelivered, this.head.seq) + 1;
+    const from = Math.max(this.lastDelivered, this.head.seq, this.lastFetched) + 1;
     this.log.warn({ from, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: replacing it');
     const old = this.blockMessages;
     this.replacements ??= quickNetworkClient(this.o.bus);
@@ -807,6 +826,29 @@ export class ChainWorker {
       this.subscriptions.splice(this.subscriptions.indexOf(old), 1);
       await Promise.resolve(old.stop()).catch(() => {});
     }
+  }
+
+  /**
+   * The blocks from stream sequence `from` through `last`, read one by one by
+   * direct gets: any server holding the stream answers, so a node whose
+   * consumer went down with a stopped server keeps up while the consumer is
+   * replaced, however many replacements fail. At most FETCH_PER_ROUND a
+   * round: a long catch-up is the consumer's.
+   */
+  private async fetchMissedBlocks(from: number, last: number): Promise<void> {
+    const subject = SUBJECTS.block.ordered(this.chainId);
+    let fetched = 0;
+    for (let next = from; next <= last && fetched < FETCH_PER_ROUND && !this.stopped; fetched++) {
+      const m = await this.o.bus.network.jsm.direct.getMessage(STREAMS.blocks.name, { seq: next, next_by_subj: subject });
+      if (!m || m.seq > last) break;
+      this.incoming.push({ subject: m.subject, data: m.data, seq: m.seq });
+      this.noteNetworkHeight(m.header);
+      this.lastFetched = m.seq;
+      next = m.seq + 1;
+    }
+    if (fetched === 0) return;
+    this.log.warn({ fetched, through: this.lastFetched, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: blocks fetched directly');
+    this.wake();
   }
 
   private async consumeAdmitted(): Promise<void> {
