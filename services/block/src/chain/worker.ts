@@ -123,7 +123,9 @@ const APPEND_ATTEMPTS = 5;
  * on a node whose consumer went with a stopped server waited about 4 s.
  */
 const BLOCK_WATCH_MS = 1_000;
-/** blocks a watchdog round fetches directly at most, while the block consumer is silent */
+/** how often a node whose block consumer is silent fetches the blocks it misses directly */
+const DIRECT_POLL_MS = 200;
+/** blocks fetched directly at a time at most */
 const FETCH_PER_ROUND = 64;
 const RETRY_MS = 500;
 /** ack wait of admitted transactions: how soon those of a crashed block service are delivered again */
@@ -156,8 +158,12 @@ export class ChainWorker {
   private lastDelivered = 0;
   /** watchdog rounds in a row in which the stream held blocks the consumer did not deliver */
   private silentRounds = 0;
-  /** a watchdog round is running (a replacement may take longer than a round) */
+  /** a watchdog round is running */
   private watching = false;
+  /** the node follows the stream by direct gets while its block consumer is silent (followDirectly) */
+  private following = false;
+  /** a replacement of the block consumer is being opened */
+  private replacing = false;
   /** the client that opens replacements (quickNetworkClient) */
   private replacements: JetStreamClient | null = null;
   private deliveredAtLastRound = 0;
@@ -791,13 +797,15 @@ export class ChainWorker {
   /**
    * An ordered consumer is one server's: when that server dies, nats.js may
    * not notice for long (measured here: a node deaf for over a minute after
-   * another node's server stopped). The stream says where it ends. After one
-   * round in which the consumer delivered nothing while the node is behind,
-   * the blocks it misses are fetched directly (fetchMissedBlocks); a consumer
-   * that delivered nothing of the stream for two rounds is replaced by a new
-   * one from the first block not yet had. A block had twice is applied once
-   * (applyIncoming skips what is applied), and each source gives a chain's
-   * blocks in order from the first one not yet had, so none is skipped.
+   * another node's server stopped). The stream says where it ends. A
+   * consumer that delivered nothing for a round while the stream holds blocks
+   * past it is silent: from then on, until a round finds it delivering again
+   * (or nothing to deliver), the node follows the stream directly
+   * (followDirectly); from the second silent round the consumer is also
+   * replaced, each round, by a new one from the first block not yet had. A block had twice is
+   * applied once (applyIncoming skips what is applied), and each source gives
+   * a chain's blocks in order from the first one not yet had, so none is
+   * skipped.
    */
   private async watchBlockConsumer(): Promise<void> {
     if (this.stopped) return;
@@ -805,50 +813,76 @@ export class ChainWorker {
     this.streamHead = Math.max(this.streamHead, last);
     const delivered = this.lastDelivered !== this.deliveredAtLastRound;
     this.deliveredAtLastRound = this.lastDelivered;
-    const had = Math.max(this.head.seq, this.lastDelivered, this.lastFetched);
-    if (!delivered && last > had) await this.fetchMissedBlocks(had + 1, last);
-    // the consumer's own silence: under load the stream is always a little ahead, so only rounds without a delivery count
-    const consumerBehind = last > Math.max(this.lastDelivered, this.consumerStart - 1);
-    this.silentRounds = consumerBehind && !delivered ? this.silentRounds + 1 : 0;
-    if (this.silentRounds < 2) return;
-    const from = Math.max(this.lastDelivered, this.head.seq, this.lastFetched) + 1;
-    this.log.warn({ from, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: replacing it');
-    const old = this.blockMessages;
-    this.replacements ??= quickNetworkClient(this.o.bus);
-    await this.openBlockConsumer(from, this.replacements).catch((err: unknown) => {
-      // the old one stays until a replacement opens: tried again next round
-      this.log.warn({ err, from }, 'the block consumer could not be replaced');
-      throw err;
-    });
-    this.silentRounds = 0;
-    if (old) {
-      // stopped, and forgotten: a chain whose consumer is replaced often must not keep every old one
-      this.subscriptions.splice(this.subscriptions.indexOf(old), 1);
-      await Promise.resolve(old.stop()).catch(() => {});
-    }
+    // under load the stream is always a little ahead: only rounds without a delivery count
+    const behind = last > Math.max(this.lastDelivered, this.consumerStart - 1);
+    this.silentRounds = behind && !delivered ? this.silentRounds + 1 : 0;
+    if (this.silentRounds === 0) return;
+    this.followDirectly();
+    // in the background: a replacement placed on the stopped server takes 1.5 s to give up, and following goes on meanwhile
+    if (this.silentRounds >= 2 && !this.replacing) void this.replaceBlockConsumer(last);
   }
 
   /**
-   * The blocks from stream sequence `from` through `last`, read one by one by
-   * direct gets: any server holding the stream answers, so a node whose
-   * consumer went down with a stopped server keeps up while the consumer is
-   * replaced, however many replacements fail. At most FETCH_PER_ROUND a
-   * round: a long catch-up is the consumer's.
+   * While the block consumer is silent, the blocks it misses are fetched
+   * every DIRECT_POLL_MS by direct gets: any server holding the stream
+   * answers, so a node whose consumer went down with a stopped server keeps
+   * up, however many replacements fail. It stops when a watchdog round finds
+   * the consumer delivering again, or nothing left to deliver.
    */
-  private async fetchMissedBlocks(from: number, last: number): Promise<void> {
+  private followDirectly(): void {
+    if (this.following) return;
+    this.following = true;
+    this.log.warn({ had: Math.max(this.head.seq, this.lastDelivered, this.lastFetched) }, 'the block consumer is silent: following the stream by direct gets until it delivers again');
+    void (async () => {
+      while (this.silentRounds > 0 && !this.stopped) {
+        await this.fetchMissedBlocks();
+        await new Promise((r) => setTimeout(r, DIRECT_POLL_MS));
+      }
+    })()
+      .catch((err: unknown) => this.log.warn({ err }, 'fetching blocks directly failed; the watchdog tries again'))
+      .finally(() => (this.following = false));
+  }
+
+  /** The chain's blocks after the last one had, by direct gets: at most FETCH_PER_ROUND at a time (a long catch-up is the consumer's). */
+  private async fetchMissedBlocks(): Promise<void> {
     const subject = SUBJECTS.block.ordered(this.chainId);
+    let next = Math.max(this.head.seq, this.lastDelivered, this.lastFetched) + 1;
     let fetched = 0;
-    for (let next = from; next <= last && fetched < FETCH_PER_ROUND && !this.stopped; fetched++) {
+    for (; fetched < FETCH_PER_ROUND && !this.stopped; fetched++) {
       const m = await this.o.bus.network.jsm.direct.getMessage(STREAMS.blocks.name, { seq: next, next_by_subj: subject });
-      if (!m || m.seq > last) break;
+      if (!m) break;
       this.incoming.push({ subject: m.subject, data: m.data, seq: m.seq });
       this.noteNetworkHeight(m.header);
       this.lastFetched = m.seq;
       next = m.seq + 1;
     }
     if (fetched === 0) return;
-    this.log.warn({ fetched, through: this.lastFetched, streamEnd: last }, 'the block consumer delivers nothing while the stream grows: blocks fetched directly');
+    this.log.info({ fetched, through: this.lastFetched }, 'the block consumer is silent: blocks fetched directly');
     this.wake();
+  }
+
+  private async replaceBlockConsumer(streamEnd: number): Promise<void> {
+    this.replacing = true;
+    try {
+      const from = Math.max(this.lastDelivered, this.head.seq, this.lastFetched) + 1;
+      this.log.warn({ from, streamEnd }, 'the block consumer delivers nothing while the stream grows: replacing it');
+      const old = this.blockMessages;
+      this.replacements ??= quickNetworkClient(this.o.bus);
+      try {
+        await this.openBlockConsumer(from, this.replacements);
+      } catch (err) {
+        // the old one stays until a replacement opens: tried again at the next silent round
+        this.log.warn({ err, from }, 'the block consumer could not be replaced');
+        return;
+      }
+      if (old) {
+        // stopped, and forgotten: a chain whose consumer is replaced often must not keep every old one
+        this.subscriptions.splice(this.subscriptions.indexOf(old), 1);
+        await Promise.resolve(old.stop()).catch(() => {});
+      }
+    } finally {
+      this.replacing = false;
+    }
   }
 
   private async consumeAdmitted(): Promise<void> {
