@@ -117,10 +117,12 @@ export interface ChainWorkerOptions {
 
 const APPEND_ATTEMPTS = 5;
 /**
- * How often the block consumer is checked against the stream's end (one
- * direct get of the stream's last block a round): a consumer its server took
- * down with it is replaced after two silent rounds. With rounds of 2 s, calls
- * on a node whose consumer went with a stopped server waited about 4 s.
+ * How often the block consumer is checked against the stream's end (one read
+ * of the stream's last block a round): after one silent round the node
+ * follows the stream by direct gets, and a consumer its server took down
+ * with it is replaced from the second. With rounds of 2 s and replacement
+ * only, calls on a node whose consumer went with a stopped server waited
+ * about 4 s.
  */
 const BLOCK_WATCH_MS = 1_000;
 /** how often a node whose block consumer is silent fetches the blocks it misses directly */
@@ -798,14 +800,14 @@ export class ChainWorker {
    * An ordered consumer is one server's: when that server dies, nats.js may
    * not notice for long (measured here: a node deaf for over a minute after
    * another node's server stopped). The stream says where it ends. A
-   * consumer that delivered nothing for a round while the stream holds blocks
-   * past it is silent: from then on, until a round finds it delivering again
-   * (or nothing to deliver), the node follows the stream directly
-   * (followDirectly); from the second silent round the consumer is also
-   * replaced, each round, by a new one from the first block not yet had. A block had twice is
-   * applied once (applyIncoming skips what is applied), and each source gives
-   * a chain's blocks in order from the first one not yet had, so none is
-   * skipped.
+   * consumer that delivered nothing for a round while the stream holds
+   * blocks past it is silent: from then on, until a round finds it
+   * delivering again (or nothing to deliver), the node follows the stream
+   * directly (followDirectly); from the second silent round the consumer is
+   * also replaced, each round, by a new one from the first block not yet
+   * had. A block had twice is applied once (applyIncoming skips what is
+   * applied), and each source gives a chain's blocks in order from the first
+   * one not yet had, so none is skipped.
    */
   private async watchBlockConsumer(): Promise<void> {
     if (this.stopped) return;
