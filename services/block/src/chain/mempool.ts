@@ -49,6 +49,11 @@ export class Mempool<M> {
     return this.waiting.values();
   }
 
+  /** the transaction that has waited longest */
+  oldest(): Waiting<M> | undefined {
+    return this.waiting.values().next().value;
+  }
+
   take(hash: Hash): Waiting<M> | undefined {
     const entry = this.waiting.get(hash);
     this.waiting.delete(hash);

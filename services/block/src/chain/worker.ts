@@ -125,6 +125,13 @@ const APPEND_ATTEMPTS = 5;
  * about 4 s.
  */
 const BLOCK_WATCH_MS = 1_000;
+/**
+ * How long a transaction this node holds may wait for its block, with
+ * nothing delivered meanwhile, before the node looks whether the stream holds
+ * blocks its consumer did not deliver (suspectSilence): a lone call waits for
+ * its block some milliseconds. Also how often that is looked at.
+ */
+const SUSPECT_MS = 250;
 /** how often a node whose block consumer is silent fetches the blocks it misses directly */
 const DIRECT_POLL_MS = 200;
 /** blocks fetched directly at a time at most */
@@ -169,6 +176,8 @@ export class ChainWorker {
   /** the client that opens replacements (quickNetworkClient) */
   private replacements: JetStreamClient | null = null;
   private deliveredAtLastRound = 0;
+  /** when the block consumer last delivered (or was opened), ms */
+  private lastDeliveryAt = 0;
   /** the stream sequence the block consumer started from */
   private consumerStart = 0;
   /** the last stream sequence fetched directly while the consumer was silent */
@@ -766,14 +775,16 @@ export class ChainWorker {
 
   private async consumeBlocks(): Promise<void> {
     await this.openBlockConsumer(this.head.seq + 1);
+    let ticks = 0;
     this.blockWatchdog = setInterval(() => {
-      // one round at a time: a replacement that takes longer than a round must not be replaced meanwhile
+      // one check at a time
       if (this.watching) return;
       this.watching = true;
-      void this.watchBlockConsumer()
+      const round = ++ticks % (BLOCK_WATCH_MS / SUSPECT_MS) === 0;
+      void (round ? this.watchBlockConsumer() : this.suspectSilence())
         .catch(() => {})
         .finally(() => (this.watching = false));
-    }, BLOCK_WATCH_MS);
+    }, SUSPECT_MS);
   }
 
   private async openBlockConsumer(fromSeq: number, js: JetStreamClient = this.o.bus.network.js): Promise<void> {
@@ -784,10 +795,12 @@ export class ChainWorker {
     const messages = await consumer.consume({ expires: NETWORK_PULL_EXPIRES_MS });
     this.blockMessages = messages;
     this.consumerStart = fromSeq;
+    this.lastDeliveryAt = Date.now();
     this.subscriptions.push(messages);
     void (async () => {
       for await (const m of messages) {
         this.lastDelivered = Math.max(this.lastDelivered, m.seq);
+        this.lastDeliveryAt = Date.now();
         this.incoming.push({ subject: m.subject, data: m.data, seq: m.seq });
         this.streamHead = Math.max(this.streamHead, m.seq);
         this.noteNetworkHeight(m.headers);
@@ -822,6 +835,25 @@ export class ChainWorker {
     this.followDirectly();
     // in the background: a replacement placed on the stopped server takes 1.5 s to give up, and following goes on meanwhile
     if (this.silentRounds >= 2 && !this.replacing) void this.replaceBlockConsumer(last);
+  }
+
+  /**
+   * Between rounds: a transaction this node holds has waited SUSPECT_MS for
+   * its block while the consumer delivered nothing for as long. If the
+   * stream holds blocks the node has not had, it follows the stream directly
+   * now rather than after a silent round; the rounds go on judging the
+   * consumer (a live one makes the next round end the following).
+   */
+  private async suspectSilence(): Promise<void> {
+    if (this.following || this.stopped) return;
+    const now = Date.now();
+    const oldest = this.mempool.oldest();
+    if (!oldest || now - oldest.since < SUSPECT_MS || now - this.lastDeliveryAt < SUSPECT_MS) return;
+    const last = await this.lastBlockSeq();
+    this.streamHead = Math.max(this.streamHead, last);
+    if (last <= Math.max(this.head.seq, this.lastDelivered, this.lastFetched)) return;
+    this.silentRounds = Math.max(this.silentRounds, 1);
+    this.followDirectly();
   }
 
   /**
