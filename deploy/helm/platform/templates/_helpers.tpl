@@ -138,10 +138,10 @@ capabilities:
 vault,transaction,block,cirrus,chains,files,gateway,observer
 {{- end -}}
 
-{{/* A service's NODE_OPTIONS: its young generation and one V8 helper thread, as the launcher gives them (libs/launcher/src/memory.ts; a chart test keeps the two equal) */}}
+{{/* A service's NODE_OPTIONS: its young generation, one V8 helper thread, and gc exposed (each service collects its grown heap when at rest), as the launcher gives them (libs/launcher/src/memory.ts; a chart test keeps the two equal) */}}
 {{- define "platform.nodeOptions" -}}
 {{- $semiSpace := dict "gateway" 4 "transaction" 4 "block" 4 "cirrus" 2 -}}
---max-semi-space-size={{ get $semiSpace . | default 1 }} --v8-pool-size=1
+--max-semi-space-size={{ get $semiSpace . | default 1 }} --v8-pool-size=1 --expose-gc
 {{- end -}}
 
 {{/*
