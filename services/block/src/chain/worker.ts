@@ -837,6 +837,11 @@ export class ChainWorker {
     if (this.silentRounds >= 2 && !this.replacing) void this.replaceBlockConsumer(last);
   }
 
+  /** the last stream sequence of this chain the node has: applied, delivered by the consumer, or fetched directly */
+  private get lastHad(): number {
+    return Math.max(this.head.seq, this.lastDelivered, this.lastFetched);
+  }
+
   /**
    * Between rounds: a transaction this node holds has waited SUSPECT_MS for
    * its block while the consumer delivered nothing for as long. If the
@@ -851,7 +856,7 @@ export class ChainWorker {
     if (!oldest || now - oldest.since < SUSPECT_MS || now - this.lastDeliveryAt < SUSPECT_MS) return;
     const last = await this.lastBlockSeq();
     this.streamHead = Math.max(this.streamHead, last);
-    if (last <= Math.max(this.head.seq, this.lastDelivered, this.lastFetched)) return;
+    if (last <= this.lastHad) return;
     this.silentRounds = Math.max(this.silentRounds, 1);
     this.followDirectly();
   }
@@ -866,7 +871,7 @@ export class ChainWorker {
   private followDirectly(): void {
     if (this.following) return;
     this.following = true;
-    this.log.warn({ had: Math.max(this.head.seq, this.lastDelivered, this.lastFetched) }, 'the block consumer is silent: following the stream by direct gets until it delivers again');
+    this.log.warn({ had: this.lastHad }, 'the block consumer is silent: following the stream by direct gets until it delivers again');
     void (async () => {
       while (this.silentRounds > 0 && !this.stopped) {
         await this.fetchMissedBlocks();
@@ -880,7 +885,7 @@ export class ChainWorker {
   /** The chain's blocks after the last one had, by direct gets: at most FETCH_PER_ROUND at a time (a long catch-up is the consumer's). */
   private async fetchMissedBlocks(): Promise<void> {
     const subject = SUBJECTS.block.ordered(this.chainId);
-    let next = Math.max(this.head.seq, this.lastDelivered, this.lastFetched) + 1;
+    let next = this.lastHad + 1;
     let fetched = 0;
     for (; fetched < FETCH_PER_ROUND && !this.stopped; fetched++) {
       const m = await this.o.bus.network.jsm.direct.getMessage(STREAMS.blocks.name, { seq: next, next_by_subj: subject });
@@ -898,7 +903,7 @@ export class ChainWorker {
   private async replaceBlockConsumer(streamEnd: number): Promise<void> {
     this.replacing = true;
     try {
-      const from = Math.max(this.lastDelivered, this.head.seq, this.lastFetched) + 1;
+      const from = this.lastHad + 1;
       this.log.warn({ from, streamEnd }, 'the block consumer delivers nothing while the stream grows: replacing it');
       const old = this.blockMessages;
       this.replacements ??= quickNetworkClient(this.o.bus);
