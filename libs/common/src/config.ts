@@ -68,6 +68,12 @@ export interface NodeConfig {
   indexEvm: boolean;
   /** the block service's state caches together, MiB (BLOCK_STATE_CACHE_MB): committed values and decoded trie nodes of every chain it holds */
   blockStateCacheMb: number;
+  /**
+   * IDLE_COLLECTION_MB: how far a service's heap must have grown since its
+   * last collection at rest before it collects again at rest
+   * (collectWhenIdle); 0: never, the heap is left to V8
+   */
+  idleCollectionMb: number;
   accountNonceLimit: number;
   resolveTimeoutMs: number;
   identityRequired: boolean;
@@ -355,6 +361,7 @@ export function loadConfig(env: Env = process.env): NodeConfig {
     gasEnabled: bool(env, 'GAS_ENABLED', false),
     indexEvm: bool(env, 'INDEX_EVM', false),
     blockStateCacheMb: int(env, 'BLOCK_STATE_CACHE_MB', 32, 4, 65_536),
+    idleCollectionMb: int(env, 'IDLE_COLLECTION_MB', 8, 0, 65_536),
     accountNonceLimit: int(env, 'ACCOUNT_NONCE_LIMIT', 2000, 0, Number.MAX_SAFE_INTEGER),
     resolveTimeoutMs: int(env, 'RESOLVE_TIMEOUT_MS', 60_000, 1, 3_600_000),
     identityRequired: bool(env, 'IDENTITY_REQUIRED', true),

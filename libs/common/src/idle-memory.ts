@@ -17,41 +17,44 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import type { Logger } from './logger.js';
 
-export interface IdleCollection {
+/** When the loop counts as at rest. */
+export interface RestTiming {
   /** how often the loop's utilisation is read */
   checkMs: number;
   /** how many checks in a row must find the loop idle before a collection */
   idleChecks: number;
   /** the share of a check's time the loop may be busy and still count as idle */
   idleBelow: number;
-  /** how far the heap V8 holds must have grown since the last collection, in bytes */
-  growthBytes: number;
 }
 
 /**
  * A service at rest for a second gives its garbage back. At rest means busy
  * under 2 % of the time: a service that takes a small share of steady
  * traffic (the vault during lone calls, some 5 %) is not at rest, and a
- * collection there would stop a call in flight. The growth it waits
- * for keeps a service that takes a call now and then from collecting after
- * each one: a compacting collection of a 45 MB live heap (the block
- * service's, loaded) stops its loop for 60–230 ms on these machines. With
- * 8 MiB the small services (vault, chains, cirrus) collect too after a
- * burst; with 16 they kept their grown heaps.
+ * collection there would stop a call in flight.
+ *
+ * The growth it waits for (IDLE_COLLECTION_MB, 8 by default) keeps a
+ * service that takes a call now and then from collecting after each one: a
+ * compacting collection of a 45 MB live heap (the block service's, loaded)
+ * stops its loop for 60–230 ms on these machines. With 8 MiB the small
+ * services (vault, chains, cirrus) collect too after a burst; with 16 they
+ * kept their grown heaps.
  */
-export const IDLE_COLLECTION: IdleCollection = { checkMs: 500, idleChecks: 2, idleBelow: 0.02, growthBytes: 8 * 1024 * 1024 };
+export const AT_REST: RestTiming = { checkMs: 500, idleChecks: 2, idleBelow: 0.02 };
 
 /** One full collection, when the process may run one (--expose-gc). */
 const fullCollection = (globalThis as { gc?: () => void }).gc;
 
 /**
  * Runs a full collection when the process has been idle for a while and its
- * heap has grown since the last one (see the file's head). Returns the call
- * that stops watching, or null when the process cannot collect.
+ * heap has grown by `growthMiB` since the last one (see the file's head).
+ * Returns the call that stops watching, or null when the process cannot
+ * collect or `growthMiB` is 0 (the operator's way to leave the heap to V8).
  */
-export function collectWhenIdle(logger: Logger, settings: IdleCollection = IDLE_COLLECTION): (() => void) | null {
+export function collectWhenIdle(logger: Logger, growthMiB: number, timing: RestTiming = AT_REST): (() => void) | null {
   const collect = fullCollection;
-  if (!collect) return null;
+  if (!collect || growthMiB <= 0) return null;
+  const growthBytes = growthMiB * 1024 * 1024;
   let baseline = getHeapStatistics().total_heap_size;
   let idleInARow = 0;
   let last: EventLoopUtilization = performance.eventLoopUtilization();
@@ -59,15 +62,15 @@ export function collectWhenIdle(logger: Logger, settings: IdleCollection = IDLE_
     const now = performance.eventLoopUtilization();
     const busy = performance.eventLoopUtilization(now, last).utilization;
     last = now;
-    idleInARow = busy < settings.idleBelow ? idleInARow + 1 : 0;
-    if (idleInARow < settings.idleChecks) return;
+    idleInARow = busy < timing.idleBelow ? idleInARow + 1 : 0;
+    if (idleInARow < timing.idleChecks) return;
     const held = getHeapStatistics().total_heap_size;
-    if (held - baseline < settings.growthBytes) return;
+    if (held - baseline < growthBytes) return;
     const started = performance.now();
     compacting(collect);
     baseline = getHeapStatistics().total_heap_size;
     logger.debug({ heldMiB: mib(held), afterMiB: mib(baseline), ms: Math.round(performance.now() - started) }, 'at rest: heap collected');
-  }, settings.checkMs);
+  }, timing.checkMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -49,5 +49,5 @@ export type {
   XabiVar,
 } from './types.js';
 export { failStart, loadServiceConfig, runStopSteps, stopOnSignals } from './lifecycle.js';
-export { IDLE_COLLECTION, collectWhenIdle } from './idle-memory.js';
-export type { IdleCollection } from './idle-memory.js';
+export { AT_REST, collectWhenIdle } from './idle-memory.js';
+export type { RestTiming } from './idle-memory.js';

@@ -49,6 +49,7 @@ describe('loadConfig defaults', () => {
       indexEvm: false,
       accountNonceLimit: 2000,
       blockStateCacheMb: 32,
+      idleCollectionMb: 8,
       resolveTimeoutMs: 60_000,
       identityRequired: true,
       identityAutoEnroll: true,
@@ -116,6 +117,7 @@ describe('loadConfig values', () => {
       ADMIN_USERS: ' alice, bob ,,carol ',
       RAW_TX_REQUIRE_SIGNED_METADATA: '1',
       BODY_LIMIT_BYTES: '2048',
+      IDLE_COLLECTION_MB: '0',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -149,6 +151,7 @@ describe('loadConfig values', () => {
       adminUsers: ['alice', 'bob', 'carol'],
       rawTxRequireSignedMetadata: true,
       bodyLimit: 2048,
+      idleCollectionMb: 0,
     });
   });
 

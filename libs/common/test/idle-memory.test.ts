@@ -17,8 +17,8 @@ interface Outcome {
 // a young generation as small as the launcher gives (libs/launcher/src/memory.ts): V8's default grows to 48 MiB, which no collection gives back
 const YOUNG = '--max-semi-space-size=1';
 
-function run(flags: string[], mode: 'idle' | 'busy'): Outcome {
-  const child = spawnSync(process.execPath, [YOUNG, ...flags, '--import', 'tsx', FIXTURE, mode], { encoding: 'utf8', timeout: 30_000 });
+function run(flags: string[], mode: 'idle' | 'busy', growthMiB = 16): Outcome {
+  const child = spawnSync(process.execPath, [YOUNG, ...flags, '--import', 'tsx', FIXTURE, mode, String(growthMiB)], { encoding: 'utf8', timeout: 30_000 });
   expect(child.stderr).toBe('');
   expect(child.status).toBe(0);
   return JSON.parse(child.stdout) as Outcome;
@@ -41,4 +41,11 @@ test('a process that may not collect (no --expose-gc) is left alone', () => {
   const outcome = run([], 'idle');
   expect(outcome.watching).toBe(false);
   expect(outcome.collections).toBe(0);
+});
+
+test('IDLE_COLLECTION_MB=0 turns it off: the heap is left to V8', () => {
+  const outcome = run(['--expose-gc'], 'idle', 0);
+  expect(outcome.watching).toBe(false);
+  expect(outcome.collections).toBe(0);
+  expect(outcome.heldAfter).toBeGreaterThan(outcome.heldBefore / 2);
 });

@@ -15,7 +15,7 @@ try {
   const { port } = await server.run();
   logger.info({ port, directory, bucket: config.files.s3.bucket }, 'the embedded object store is listening');
   stopOnSignals(logger, () => server.close());
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   failStart('object-store', `could not start: ${err instanceof Error ? err.message : String(err)}`);
 }

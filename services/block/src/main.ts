@@ -32,7 +32,7 @@ if (process.argv.includes('--rebuild')) {
 try {
   const service = await startBlockService({ config, logger, natsUrl: config.natsUrl, natsCredentials: credentials, dataDir: config.dataDir, settings });
   stopOnSignals(logger, () => service.stop());
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   logger.fatal({ err }, 'the block service could not start');
   fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);

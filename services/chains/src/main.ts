@@ -11,7 +11,7 @@ const logger = createLogger('chains', config.logLevel);
 try {
   const service = await startChainsService({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'chains', seed: config.natsCredentials }, databaseUrl: config.databaseUrl, rebuild: process.argv.includes('--rebuild') });
   stopOnSignals(logger, () => service.stop());
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   logger.fatal({ err }, 'the chains service could not start');
   failStart('chains', `could not start: ${err instanceof Error ? err.message : String(err)}`);

@@ -13,7 +13,7 @@ try {
   const reindex = process.argv.includes('--reindex');
   const cirrus = await startCirrus({ config, logger, natsUrl: config.natsUrl, natsCredentials: { user: 'cirrus', seed: config.natsCredentials }, databaseUrl: config.databaseUrl, readRole: config.cirrusReadRole, reindex });
   stopOnSignals(logger, () => cirrus.stop());
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   logger.fatal({ err }, 'cirrus could not start');
   failStart('cirrus', `could not start: ${err instanceof Error ? err.message : String(err)}`);

@@ -27,7 +27,7 @@ try {
     await app.close();
     await nc.drain();
   });
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   logger.fatal({ err }, 'the files service could not start');
   failStart('files', `could not start: ${err instanceof Error ? err.message : String(err)}`);

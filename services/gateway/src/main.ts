@@ -19,7 +19,7 @@ try {
     await app.close();
     await nc.drain();
   });
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   logger.fatal({ err }, 'the gateway could not start');
   failStart('gateway', `could not start: ${err instanceof Error ? err.message : String(err)}`);

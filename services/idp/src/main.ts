@@ -12,7 +12,7 @@ try {
   const idp = await startIdp({ port: config.idpPort, host: config.host, dataDir: config.dataDir, logger, dashboardRedirectUris });
   logger.info({ issuer: idp.issuer, discoveryUrl: idp.discoveryUrl }, 'identity provider listening');
   stopOnSignals(logger, () => idp.stop());
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   logger.fatal({ err }, 'the identity provider could not start');
   failStart('idp', `could not start: ${err instanceof Error ? err.message : String(err)}`);

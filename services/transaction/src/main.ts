@@ -43,7 +43,7 @@ try {
     rebuild: process.argv.includes('--rebuild'),
   });
   stopOnSignals(logger, () => service.stop());
-  collectWhenIdle(logger);
+  collectWhenIdle(logger, config.idleCollectionMb);
 } catch (err) {
   logger.fatal({ err }, 'the transaction service could not start');
   fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);

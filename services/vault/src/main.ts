@@ -21,7 +21,7 @@ try {
   logger.fatal({ err }, 'the vault could not start');
   fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
 }
-collectWhenIdle(logger);
+collectWhenIdle(logger, config.idleCollectionMb);
 
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
