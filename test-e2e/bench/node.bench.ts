@@ -20,6 +20,7 @@
 // nats-server, PostgreSQL, this client), to show where the time goes.
 // `NODE_BENCH_PHASES=lone,few,solidvm,raw,evm` runs a subset; `NODE_BENCH_SECONDS`
 // sets each throughput phase's submission time (default 8);
+// `NODE_BENCH_LONE_CALLS` the lone phase's number of calls (default 200);
 // `NODE_BENCH_NODE_OPTIONS` is passed to every node process as NODE_OPTIONS:
 // `--import <abs path>/cpu-profile.mjs` with CPU_PROFILE_DIR writes a CPU
 // profile of each service per phase (see that file).
@@ -34,7 +35,7 @@ import { BENCH_ADMIN, addHopTimes, benchNodeEnv, enrolRawKey, finalResults, gate
 const BATCH = 100;
 const BATCH_CLIENTS = 8;
 const RAW_CLIENTS = 64;
-const LONE_CALLS = 200;
+const LONE_CALLS = Number(process.env.NODE_BENCH_LONE_CALLS ?? 200);
 const FEW_CLIENTS = 4;
 const FEW_CALLS = 100;
 const SECONDS = Number(process.env.NODE_BENCH_SECONDS ?? 8);
