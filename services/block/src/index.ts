@@ -77,6 +77,7 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     const chain = MAIN_CHAIN;
     const store = new ChainStore(join(dataDir, 'block', chainToken(chain)));
     undo.push(() => store.close());
+    if (store.trieNodesMoved > 0) logger.info({ chain, nodes: store.trieNodesMoved }, 'trie nodes kept by hash moved to their positions (once, for a store written before positions)');
     // the network's validators order every chain, private ones included; governance changes them on the main chain
     const validators = new NetworkValidators(genesis, store);
     const shared = {

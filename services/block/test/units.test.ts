@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type Transaction } from '@platform/common';
-import { bytesToHex, contractAddress, generateKeyPair } from '@platform/crypto';
+import { open } from 'lmdb';
+import { bytesToHex, contractAddress, generateKeyPair, keccak256 } from '@platform/crypto';
 import { MemoryWorldState } from '@platform/solidvm';
 import { Mempool } from '../src/chain/mempool.js';
 import { gatheringWindowMs } from '../src/chain/worker.js';
@@ -58,7 +59,7 @@ describe('state root', () => {
     const r = computeStateRoot(s, parent, o.changes(), (a) => o.getAccount(a));
     const header = { chainId: '', number, parentHash: '', timestamp: 0, transactionsRoot: '', stateRoot: bytesToHex(r.root), proposer: '' };
     const exec = { chainId: '', block: { number, hash: '', timestamp: 0, parentHash: '', stateRoot: '' }, receipts: [] };
-    await s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, storageRoots: r.storageRoots, executedHashes: [], exec, published });
+    await s.applyBlock({ head: { header, hash: String(number), seq: number }, changes: o.changes(), trieNodes: r.trieNodes, trieVacated: r.trieVacated, storageRoots: r.storageRoots, executedHashes: [], exec, published });
     return r.root;
   }
 
@@ -139,6 +140,83 @@ describe('state root', () => {
     }, 1);
     expect(bytesToHex(r3)).toBe(bytesToHex(together));
     await fresh.close();
+  });
+
+  /** the trie nodes a closed store holds, by key (owner:position) */
+  async function storedTrie(dir: string, name = 'triePositions'): Promise<Map<string, Uint8Array>> {
+    const env = open({ path: join(dir, 'state.mdb'), maxDbs: 16, compression: false });
+    const db = env.openDB<Uint8Array, string>({ name, encoding: 'binary' });
+    const nodes = new Map<string, Uint8Array>();
+    for (const { key, value } of db.getRange({})) nodes.set(key, Uint8Array.from(value));
+    await env.close();
+    return nodes;
+  }
+
+  test('the store holds the current trie nodes alone: rewriting the same state does not grow it, and a contract gone takes its storage trie', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
+    dirs.push(dir);
+    const s = new ChainStore(dir);
+    const accounts = Array.from({ length: 100 }, (_, i) => (i + 1).toString(16).padStart(40, '0'));
+    let root = await apply(s, EMPTY_ROOT, first, 1);
+    const sizes: number[] = [];
+    for (let block = 2; block < 12; block++) {
+      root = await apply(s, root, (o) => {
+        for (const a of accounts) o.putAccount(a, { nonce: BigInt(block), balance: 1n, codeHash: null });
+        o.putStorage(a2, '.x', String(block));
+      }, block);
+      sizes.push(s.trieNodeCount());
+    }
+    expect(new Set(sizes).size).toBe(1);
+    expect(s.trieNodeCount(a2)).toBeGreaterThan(0);
+    await apply(s, root, (o) => o.deleteAccount(a2), 12);
+    expect(s.trieNodeCount(a2)).toBe(0);
+    expect(s.trieNodeCount()).toBeLessThan(sizes[0]!);
+    await s.close();
+  });
+
+  test('a store that kept trie nodes by hash has them moved to their positions at open, and goes on from there', async () => {
+    const dirOf = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
+      dirs.push(dir);
+      return dir;
+    };
+    const moved = dirOf();
+    const control = dirOf();
+    const roots: Uint8Array[] = [];
+    for (const dir of [moved, control]) {
+      const s = new ChainStore(dir);
+      const r1 = await apply(s, EMPTY_ROOT, first, 1);
+      roots.push(await apply(s, r1, second, 2));
+      await s.close();
+    }
+    // the layout before positions: every node under its hash, in the 'trie' database
+    const byPosition = await storedTrie(moved);
+    const env = open({ path: join(moved, 'state.mdb'), maxDbs: 16, compression: false });
+    const old = env.openDB<Uint8Array, string>({ name: 'trie', encoding: 'binary' });
+    const positions = env.openDB<Uint8Array, string>({ name: 'triePositions', encoding: 'binary' });
+    env.transactionSync(() => {
+      for (const node of byPosition.values()) old.putSync(bytesToHex(keccak256(node)), node);
+      // and a node of an older block, which the move leaves behind
+      old.putSync('ab'.repeat(32), new Uint8Array([0xc0]));
+      positions.clearSync();
+    });
+    await env.close();
+
+    const s = new ChainStore(moved);
+    expect(s.trieNodesMoved).toBe(byPosition.size);
+    const next = (o: Overlay) => {
+      o.putStorage(a2, '.x', '5');
+      o.putStorage(a2, '.z', '6');
+      o.putAccount(a1, { nonce: 3n, balance: 4n, codeHash: null });
+    };
+    const after = await apply(s, roots[0]!, next, 3);
+    await s.close();
+    const c = new ChainStore(control);
+    expect(c.trieNodesMoved).toBe(0);
+    expect(bytesToHex(after)).toBe(bytesToHex(await apply(c, roots[1]!, next, 3)));
+    await c.close();
+    expect((await storedTrie(moved, 'trie')).size).toBe(0);
+    expect(await storedTrie(moved)).toEqual(await storedTrie(control));
   });
 
   test("the store's remembered reads follow every applied block, and a caller cannot change them", async () => {

@@ -92,6 +92,7 @@ export class PrivateChains {
     }
     const token = chainToken(genesis.chainId);
     const store = new ChainStore(join(this.o.dataDir, 'block', token));
+    if (store.trieNodesMoved > 0) this.o.logger.info({ chain: genesis.chainId, nodes: store.trieNodesMoved }, 'trie nodes kept by hash moved to their positions (once, for a store written before positions)');
     const mainChainCertificate = (address: string, at: number) => validCertificateOf(this.o.mainState, address, at)?.certificateString ?? null;
     const onApplied = (exec: ExecResult) => this.followMembership(exec);
     const keys = this.o.chainKeys.keyring(chainId);

@@ -610,6 +610,7 @@ export class ChainWorker {
       head,
       changes: overlay.changes(),
       trieNodes: root.trieNodes,
+      trieVacated: root.trieVacated,
       storageRoots: root.storageRoots,
       executedHashes: executed,
       exec,
@@ -725,7 +726,7 @@ export class ChainWorker {
     const hash = blockHash(header);
     const exec: ExecResult = { chainId: this.chainId, block: { number: 0, hash, timestamp: header.timestamp, parentHash: header.parentHash, stateRoot: header.stateRoot }, receipts };
     await store.applyBlock(
-      { head: { header, hash, seq: 0 }, changes: overlay.changes(), trieNodes: root.trieNodes, storageRoots: root.storageRoots, executedHashes: [], exec },
+      { head: { header, hash, seq: 0 }, changes: overlay.changes(), trieNodes: root.trieNodes, trieVacated: root.trieVacated, storageRoots: root.storageRoots, executedHashes: [], exec },
       gHash,
     );
     this.log.info({ hash, stateRoot: header.stateRoot }, 'block 0 applied from the genesis');

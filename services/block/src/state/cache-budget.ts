@@ -1,6 +1,6 @@
 // One memory budget for every read cache of the block service's process: the
-// committed values of each chain's store (accounts, storage, storage roots,
-// trie nodes) and the decoded trie nodes every trie shares. A cache bounded
+// committed values of each chain's store (accounts, storage, storage roots)
+// and the decoded trie nodes every trie shares. A cache bounded
 // by its own count grows with the number of chains, and a count says little
 // about bytes (a storage value may be a word or a whole string); here each
 // entry is charged an estimate of what it holds, and when the process's

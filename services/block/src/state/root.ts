@@ -10,13 +10,16 @@
 //   RLP `[key, value]`, both UTF-8; an account without storage has the empty
 //   trie's root (56e81f…b421).
 // Tries are edited in memory and hashed once per block (mpt.ts), over the
-// chain's lmdb store; the nodes a block makes are returned, to be stored with
-// the block's application, so a dropped overlay leaves nothing behind. Nodes
-// are never pruned: every root a block ever had stays readable.
+// chain's lmdb store; the nodes a block makes, and the positions it empties,
+// are returned, to be written with the block's application, so a dropped
+// overlay leaves nothing behind. The store holds the current root's nodes
+// alone (by position, each trie's under its owner: '' for the account trie,
+// the contract's address for its storage), so only the current root is
+// readable: execution, verification and the endpoints need no other.
 import type { AccountState, Address } from '@platform/common';
 import { hexToBytes, rlpEncode } from '@platform/crypto';
-import { EMPTY_ROOT, MerkleTrie } from './mpt.js';
-import type { ChainStore, StateChanges } from './store.js';
+import { EMPTY_ROOT, MerkleTrie, trieWrites, type TrieWrites } from './mpt.js';
+import { ACCOUNT_TRIE, trieKey, type ChainStore, type StateChanges } from './store.js';
 
 export { EMPTY_ROOT } from './mpt.js';
 
@@ -35,9 +38,13 @@ export function accountLeaf(a: AccountState, storageRoot: Uint8Array): Uint8Arra
 
 export interface RootResult {
   root: Uint8Array;
+  /** the nodes to store, by store key (store.ts trieKey) */
   trieNodes: Map<string, Uint8Array>;
+  /** store keys whose node is gone */
+  trieVacated: string[];
   storageRoots: Map<Address, Uint8Array | null>;
 }
+
 
 /**
  * The state root after `changes`, starting from `parentRoot`. `current` reads
@@ -49,12 +56,12 @@ export function computeStateRoot(
   changes: StateChanges,
   current: (address: Address) => AccountState | undefined,
 ): RootResult {
-  const trieNodes = new Map<string, Uint8Array>();
-  const source = (hexHash: string) => store.trieNode(hexHash);
-  const storageRoots = new Map<Address, Uint8Array | null>();
+  const result: RootResult = { root: EMPTY_ROOT, trieNodes: new Map(), trieVacated: [], storageRoots: new Map() };
+  const { storageRoots } = result;
+  const sourceOf = (owner: string) => (position: string) => store.trieNode(trieKey(owner, position));
   for (const [address, entries] of changes.storage) {
     if (current(address) === undefined) continue;
-    const storage = new MerkleTrie(store.storageRoot(address) ?? EMPTY_ROOT, source, true);
+    const storage = new MerkleTrie(store.storageRoot(address) ?? EMPTY_ROOT, sourceOf(address), true);
     for (const [key, value] of entries) {
       // an unchanged value costs a trie walk for nothing: skip it
       if (value === (store.getStorage(address, key) ?? null)) continue;
@@ -62,9 +69,9 @@ export function computeStateRoot(
       if (value === null) storage.del(k);
       else storage.put(k, rlpEncode([k, utf8.encode(value)]));
     }
-    storageRoots.set(address, storage.commit(trieNodes));
+    storageRoots.set(address, commitInto(result, address, storage));
   }
-  const accounts = new MerkleTrie(parentRoot, source, true);
+  const accounts = new MerkleTrie(parentRoot, sourceOf(ACCOUNT_TRIE), true);
   for (const address of new Set([...changes.accounts.keys(), ...changes.storage.keys()])) {
     const account = current(address);
     const key = hexToBytes(address);
@@ -76,5 +83,15 @@ export function computeStateRoot(
     const storageRoot = storageRoots.get(address) ?? store.storageRoot(address) ?? EMPTY_ROOT;
     accounts.put(key, accountLeaf(account, storageRoot));
   }
-  return { root: accounts.commit(trieNodes), trieNodes, storageRoots };
+  result.root = commitInto(result, ACCOUNT_TRIE, accounts);
+  return result;
+}
+
+/** Commits one trie, its writes going into the block's under their store keys. */
+function commitInto(result: RootResult, owner: string, trie: MerkleTrie): Uint8Array {
+  const writes: TrieWrites = trieWrites();
+  const root = trie.commit(writes);
+  for (const [position, node] of writes.nodes) result.trieNodes.set(trieKey(owner, position), node);
+  for (const position of writes.vacated) result.trieVacated.push(trieKey(owner, position));
+  return root;
 }

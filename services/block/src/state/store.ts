@@ -9,6 +9,16 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { AccountState, Address, BlockHeader, ExecResult, Hash } from '@platform/common';
 import { BudgetedCache, bytesOfArray, bytesOfString, stateCacheBudget } from './cache-budget.js';
+import { hexToBytes } from '@platform/crypto';
+import { nodesByPosition } from './mpt.js';
+
+/** The account trie's owner: its nodes' keys start with ':' */
+export const ACCOUNT_TRIE = '';
+
+/** A trie node's key in the store: its trie's owner (ACCOUNT_TRIE, or a contract's address), then its position. */
+export function trieKey(owner: string, position: string): string {
+  return `${owner}:${position}`;
+}
 
 /** The last applied block: the head of this node's copy of the chain. */
 export interface Head {
@@ -30,8 +40,10 @@ export interface StateChanges {
 export interface BlockApplication {
   head: Head;
   changes: StateChanges;
-  /** trie nodes written while computing the state root, by hex hash */
+  /** trie nodes written while computing the state root, by store key (trieKey: owner and position) */
   trieNodes: Map<string, Uint8Array>;
+  /** store keys of trie nodes the block left no node at */
+  trieVacated: string[];
   /** new storage roots of the contracts whose storage changed (null: account gone) */
   storageRoots: Map<Address, Uint8Array | null>;
   executedHashes: Hash[];
@@ -58,6 +70,8 @@ const ACCOUNT_BYTES = 320;
 
 const HEAD = 'head';
 const GENESIS = 'genesis';
+/** where stores written before 2026-11-28 kept trie nodes, by hash: moved to their positions at open */
+const TRIE_BY_HASH = 'trie';
 const PUBLISHED = 'published';
 
 /** Storage keys are `<address>:<key>`: the fixed-width address keeps one contract's keys together and in order. */
@@ -71,6 +85,7 @@ export class ChainStore {
   private readonly accounts: Database<StoredAccount, string>;
   private readonly storage: Database<string, string>;
   private readonly code: Database<Uint8Array, string>;
+  /** the current state's trie nodes by owner and position (trieKey) */
   private readonly trie: Database<Uint8Array, string>;
   private readonly storageRoots: Database<Uint8Array, string>;
   private readonly executed: Database<number, string>;
@@ -85,8 +100,8 @@ export class ChainStore {
   private readonly accountCache = new BudgetedCache<AccountState>(stateCacheBudget, () => ACCOUNT_BYTES);
   private readonly storageCache = new BudgetedCache<string>(stateCacheBudget, bytesOfString);
   private readonly storageRootCache = new BudgetedCache<Uint8Array>(stateCacheBudget, bytesOfArray);
-  /** trie nodes are named by their hash: never stale */
-  private readonly trieCache = new BudgetedCache<Uint8Array>(stateCacheBudget, bytesOfArray);
+  /** trie nodes a store kept by hash before (TRIE_BY_HASH) that were moved to their positions at this open */
+  readonly trieNodesMoved: number;
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -96,10 +111,39 @@ export class ChainStore {
     this.accounts = this.root.openDB({ name: 'accounts', encoding: 'msgpack' });
     this.storage = this.root.openDB({ name: 'storage', encoding: 'string' });
     this.code = this.root.openDB({ name: 'code', encoding: 'binary' });
-    this.trie = this.root.openDB({ name: 'trie', encoding: 'binary' });
+    this.trie = this.root.openDB({ name: 'triePositions', encoding: 'binary' });
     this.storageRoots = this.root.openDB({ name: 'storageRoots', encoding: 'binary' });
     this.executed = this.root.openDB({ name: 'executed', encoding: 'msgpack' });
     this.outbox = this.root.openDB({ name: 'outbox', encoding: 'string', keyEncoding: 'uint32' });
+    this.trieNodesMoved = this.moveTrieToPositions();
+  }
+
+  /**
+   * A store written before trie nodes were kept by position kept them by
+   * hash, every version of every block, in TRIE_BY_HASH. Its current root's
+   * nodes (the account trie's from the head's state root, each contract's
+   * from its storage root) are written at their positions, and the old
+   * database emptied, in one transaction: a crash meanwhile leaves it as it
+   * was, to be moved again at the next open.
+   */
+  private moveTrieToPositions(): number {
+    const byHash = this.root.openDB<Uint8Array, string>({ name: TRIE_BY_HASH, encoding: 'binary' });
+    if (byHash.getKeysCount({ limit: 1 }) === 0) return 0;
+    const load = (hex: string) => byHash.get(hex);
+    let moved = 0;
+    this.root.transactionSync(() => {
+      const head = this.head();
+      const tries: Array<[string, Uint8Array]> = head ? [[ACCOUNT_TRIE, hexToBytes(head.header.stateRoot)]] : [];
+      for (const { key, value } of this.storageRoots.getRange({})) tries.push([key, value]);
+      for (const [owner, root] of tries) {
+        for (const [position, node] of nodesByPosition(root, load)) {
+          this.trie.putSync(trieKey(owner, position), node);
+          moved++;
+        }
+      }
+      byHash.clearSync();
+    });
+    return moved;
   }
 
   // --- reads (synchronous: lmdb reads are memory-mapped) ---------------------
@@ -154,8 +198,15 @@ export class ChainStore {
     return this.storageRootCache.get(address, () => this.storageRoots.get(address));
   }
 
-  trieNode(hexHash: string): Uint8Array | undefined {
-    return this.trieCache.get(hexHash, () => this.trie.get(hexHash));
+  /** how many trie nodes the store holds: the account trie's and every contract's, or one contract's storage trie's */
+  trieNodeCount(owner?: Address): number {
+    const range = owner === undefined ? {} : { start: trieKey(owner, ''), end: `${owner};` };
+    return this.trie.getKeysCount(range);
+  }
+
+  /** a trie node by its store key (trieKey); decoded nodes are cached by hash in mpt.ts */
+  trieNode(key: string): Uint8Array | undefined {
+    return this.trie.get(key);
   }
 
   isExecuted(txHash: Hash): boolean {
@@ -197,10 +248,17 @@ export class ChainStore {
         }
       }
       for (const [hash, code] of app.changes.code) this.code.putSync(hash, code);
-      for (const [hash, node] of app.trieNodes) this.trie.putSync(hash, node);
+      for (const key of app.trieVacated) this.trie.removeSync(key);
+      for (const [key, node] of app.trieNodes) this.trie.putSync(key, node);
       for (const [address, root] of app.storageRoots) {
-        if (root === null) this.storageRoots.removeSync(address);
-        else this.storageRoots.putSync(address, root);
+        if (root !== null) this.storageRoots.putSync(address, root);
+        else {
+          // the contract is gone, and its storage trie with it
+          this.storageRoots.removeSync(address);
+          // its keys are `<address>:<position>`, and ';' follows ':'
+          const keys = [...this.trie.getKeys({ start: trieKey(address, ''), end: `${address};` })];
+          for (const key of keys) this.trie.removeSync(key);
+        }
       }
       for (const hash of app.executedHashes) this.executed.putSync(hash, height);
       if (app.published !== undefined) this.dropPublished(app.published);
@@ -214,7 +272,6 @@ export class ChainStore {
       for (const [key, value] of entries) this.storageCache.set(storageKey(address, key), value ?? undefined);
     }
     for (const [address, root] of app.storageRoots) this.storageRootCache.set(address, root ?? undefined);
-    for (const [hash, node] of app.trieNodes) this.trieCache.set(hash, node);
   }
 
   /**
@@ -235,7 +292,7 @@ export class ChainStore {
   }
 
   async close(): Promise<void> {
-    for (const cache of [this.accountCache, this.storageCache, this.storageRootCache, this.trieCache]) cache.dispose();
+    for (const cache of [this.accountCache, this.storageCache, this.storageRootCache]) cache.dispose();
     await this.root.close();
   }
 }
