@@ -90,7 +90,7 @@ export class TrieError extends Error {}
  */
 export class MerkleTrie {
   private top: Child | null;
-  /** positions whose node an edit replaced or removed since the last commit */
+  /** positions whose stored node an edit replaced or removed since the last commit */
   private readonly replaced = new Set<string>();
 
   constructor(
@@ -145,25 +145,25 @@ export class MerkleTrie {
    */
   commit(writes: TrieWrites | null): Uint8Array {
     const top = this.top;
-    const encoding: Encoding = { writes, kept: new Set() };
     let root: Uint8Array;
     if (top === null) root = EMPTY_ROOT;
     else if (top.kind === 'stored') root = top.hash;
     else {
-      const ref = refOf(top, encoding, '');
+      const ref = refOf(top, writes, '');
       if (ref instanceof Uint8Array) root = ref;
       else {
         // the root is named by its hash whatever its size; its ref stays the
         // inline item, what a parent would hold of it
         const encoded = rlpEncode(ref);
         root = keccak256(encoded);
-        keep(encoding, '', root, top, encoded);
+        keep(writes, '', root, top, encoded);
       }
     }
+    // a stored node replaced is rewritten at its position, unless what took
+    // its place is nothing or sits inside its parent; an unchanged node
+    // keeps its position and was never replaced
     if (writes !== null) {
-      for (const position of this.replaced) {
-        if (!writes.nodes.has(position) && !encoding.kept.has(position)) writes.vacated.add(position);
-      }
+      for (const position of this.replaced) if (!writes.nodes.has(position)) writes.vacated.add(position);
     }
     this.replaced.clear();
     return root;
@@ -187,7 +187,7 @@ export class MerkleTrie {
   private insert(child: Child | null, path: Nibbles, value: Uint8Array, position: string): Child {
     if (child === null) return { kind: 'leaf', path, value };
     const after = this.inserted(child, path, value, position);
-    if (after !== child) this.replaced.add(position);
+    if (after !== child && isStored(child)) this.replaced.add(position);
     return after;
   }
 
@@ -231,7 +231,7 @@ export class MerkleTrie {
   private remove(child: Child | null, path: Nibbles, position: string): Child | null {
     if (child === null) return null;
     const after = this.removed(child, path, position);
-    if (after !== child) this.replaced.add(position);
+    if (after !== child && isStored(child)) this.replaced.add(position);
     return after;
   }
 
@@ -281,7 +281,7 @@ export class MerkleTrie {
     const own = position + digitsOf(prefix);
     const node = this.resolve(child, own);
     if (node.kind === 'branch') return { kind: 'extension', path: prefix, child };
-    this.replaced.add(own);
+    if (isStored(child)) this.replaced.add(own);
     if (node.kind === 'leaf') return { kind: 'leaf', path: concatNibbles(prefix, node.path), value: node.value };
     return { kind: 'extension', path: concatNibbles(prefix, node.path), child: node.child };
   }
@@ -301,48 +301,45 @@ export function trieRootOf(pairs: Iterable<readonly [Uint8Array, Uint8Array]>): 
 
 // --- encoding ---------------------------------------------------------------------
 
-/** One commit's output: where its new nodes go, and the positions of the stored nodes it kept as they were. */
-interface Encoding {
-  writes: TrieWrites | null;
-  kept: Set<string>;
+/** A node that is in the store: loaded from it, or hashed by an earlier commit (not one made since, nor one inside its parent). */
+function isStored(child: Child): boolean {
+  return child.kind === 'stored' || child.ref instanceof Uint8Array;
 }
 
 /** What the parent holds of `child` (the node at `position`), encoding (and recording) new nodes beneath it first. */
-function refOf(child: Child, encoding: Encoding, position: string): Ref {
-  if (child.kind === 'stored') {
-    encoding.kept.add(position);
-    return child.hash;
-  }
-  if (child.ref !== undefined) {
-    if (child.ref instanceof Uint8Array) encoding.kept.add(position);
-    return child.ref;
-  }
-  const item = itemOf(child, encoding, position);
+function refOf(child: Child, writes: TrieWrites | null, position: string): Ref {
+  if (child.kind === 'stored') return child.hash;
+  if (child.ref !== undefined) return child.ref;
+  const item = itemOf(child, writes, position);
   const encoded = rlpEncode(item);
   if (encoded.length < 32) {
     child.ref = item;
   } else {
     const hash = keccak256(encoded);
-    keep(encoding, position, hash, child, encoded);
+    keep(writes, position, hash, child, encoded);
     child.ref = hash;
   }
   return child.ref;
 }
 
 /** A hashed node for the store (by position) and the decoded-node cache (by hash); nothing for a trie hashed and dropped. */
-function keep(encoding: Encoding, position: string, hash: Uint8Array, node: TrieNode, encoded: Uint8Array): void {
-  if (encoding.writes === null) return;
-  encoding.writes.nodes.set(position, encoded);
+function keep(writes: TrieWrites | null, position: string, hash: Uint8Array, node: TrieNode, encoded: Uint8Array): void {
+  if (writes === null) return;
+  writes.nodes.set(position, encoded);
   remember(bytesToHex(hash), node, encoded.length);
 }
 
-function itemOf(node: TrieNode, encoding: Encoding, position: string): RlpInput[] {
+function itemOf(node: TrieNode, writes: TrieWrites | null, position: string): RlpInput[] {
   if (node.kind === 'leaf') return [hexPrefix(node.path, true), node.value];
-  if (node.kind === 'extension') return [hexPrefix(node.path, false), refOf(node.child, encoding, position + digitsOf(node.path))];
+  // a child's position is spelt out only for a node made since the last commit, which is encoded now
+  if (node.kind === 'extension') {
+    const c = node.child;
+    return [hexPrefix(node.path, false), c.kind === 'stored' ? c.hash : (c.ref ?? refOf(c, writes, position + digitsOf(node.path)))];
+  }
   const item: RlpInput[] = new Array<RlpInput>(17);
   for (let i = 0; i < 16; i++) {
     const c = node.children[i];
-    item[i] = c === null ? EMPTY : refOf(c, encoding, position + DIGITS[i]);
+    item[i] = c === null ? EMPTY : c.kind === 'stored' ? c.hash : (c.ref ?? refOf(c, writes, position + DIGITS[i]));
   }
   item[16] = node.value ?? EMPTY;
   return item;
