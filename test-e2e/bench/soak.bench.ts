@@ -6,6 +6,10 @@
 // in-memory structure is bounded by count or bytes, and what must be kept
 // for ever is on disk. `npm run bench -- soak`; `SOAK_ROUNDS` (default 8);
 // `SOAK_NODE_OPTIONS` is every node process's NODE_OPTIONS.
+// Memory is read twice a round: 2 s after its last call, and at rest,
+// `SOAK_REST_MS` (20,000) later, as the peer bench does. The first still
+// holds the round's garbage and whatever has not settled, and moves with
+// when the host lets the parts finish; the second is what the node keeps.
 // `SOAK_HEAP_SNAPSHOTS=2,6` takes a heap snapshot of every service after
 // rounds 2 and 6 and prints each one's live heap (the sum of its objects'
 // sizes): growth of PSS with a flat live heap is garbage not yet collected,
@@ -23,6 +27,8 @@ const PER_SENDER = 200;
 const ROUNDS = Number(process.env.SOAK_ROUNDS ?? 8);
 /** rounds before the memory is taken as settled (caches filling, JIT, pools) */
 const SETTLING = 2;
+/** from 2 s after a round's last call to the reading at rest: the services' idle collection, the pools' 10 s idle timeout, nats-server's caches (peer.bench.ts REST_MS) */
+const REST_MS = Number(process.env.SOAK_REST_MS ?? 20_000);
 
 const COUNTER = 'contract Counter { uint public count; function bump(uint by) returns (uint) { count += by; return count; } }';
 
@@ -88,6 +94,7 @@ export async function run(): Promise<Row[]> {
     if (upload.status !== 'Success') throw new Error(`the counter was not uploaded: ${JSON.stringify(upload).slice(0, 300)}`);
     const counter: string = upload.data.contents.address;
     const perRound: Array<Map<string, PartMemory>> = [];
+    const atRest: Array<Map<string, PartMemory>> = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const wallets = Array.from({ length: SENDERS }, () => Wallet.createRandom());
       await Promise.all(wallets.map((w, n) => enrolRawKey(ok, w, admin, round * 1000 + n)));
@@ -107,6 +114,11 @@ export async function run(): Promise<Row[]> {
       perRound.push(memory);
       const total = sum(memory);
       console.log(`   round ${round}: ${hashes.length} tx at ${Math.round(rate)} tx/s, ${cpuMsPerTx.toFixed(2)} CPU-ms/tx (whole node); PSS MiB (anonymous part): total ${Math.round(total.all)} (${Math.round(total.anon)}), ${memoryLine(memory)}`);
+      await new Promise((resolve) => setTimeout(resolve, REST_MS));
+      const rested = memoryByPart(node);
+      atRest.push(rested);
+      const restedTotal = sum(rested);
+      console.log(`   round ${round}, at rest: PSS MiB (anonymous part): total ${Math.round(restedTotal.all)} (${Math.round(restedTotal.anon)}), ${memoryLine(rested)}`);
       if (SNAPSHOT_ROUNDS.has(round)) {
         const live = await liveHeaps(node, snapshots);
         liveByRound.set(round, live);
@@ -114,22 +126,24 @@ export async function run(): Promise<Row[]> {
       }
     }
     const rows: Row[] = [];
-    const settled = perRound[Math.min(SETTLING, perRound.length) - 1]!;
-    const last = perRound[perRound.length - 1]!;
     const growth = (from: number, to: number) => ((to - from) / from) * 100;
-    for (const part of [...last.keys()].sort()) {
-      const from = settled.get(part) ?? { all: 0, anon: 0 };
-      const to = last.get(part)!;
-      rows.push({ name: `PSS after round ${ROUNDS}: ${part}`, value: to.all, unit: 'MiB' });
-      if (from.all > 20) rows.push({ name: `  ${part}: growth from round ${SETTLING}`, value: growth(from.all, to.all), unit: '%' }, { name: `  ${part}: growth from round ${SETTLING}, anonymous`, value: growth(from.anon, to.anon), unit: '%' });
+    for (const [when, readings] of [['2 s after the round', perRound], ['at rest', atRest]] as const) {
+      const settled = readings[Math.min(SETTLING, readings.length) - 1]!;
+      const last = readings[readings.length - 1]!;
+      for (const part of [...last.keys()].sort()) {
+        const from = settled.get(part) ?? { all: 0, anon: 0 };
+        const to = last.get(part)!;
+        rows.push({ name: `PSS after round ${ROUNDS}, ${when}: ${part}`, value: to.all, unit: 'MiB' });
+        if (from.all > 20) rows.push({ name: `  ${part}: growth from round ${SETTLING}`, value: growth(from.all, to.all), unit: '%' }, { name: `  ${part}: growth from round ${SETTLING}, anonymous`, value: growth(from.anon, to.anon), unit: '%' });
+      }
+      const [from, to] = [sum(settled), sum(last)];
+      rows.push(
+        { name: `PSS of the whole node after round ${ROUNDS} (${(ROUNDS * SENDERS * PER_SENDER).toLocaleString('en')} transactions), ${when}`, value: to.all, unit: 'MiB' },
+        { name: `  of which anonymous`, value: to.anon, unit: 'MiB' },
+        { name: `  growth of the whole node from round ${SETTLING}`, value: growth(from.all, to.all), unit: '%' },
+        { name: `  growth of its anonymous memory from round ${SETTLING}`, value: growth(from.anon, to.anon), unit: '%' },
+      );
     }
-    const [from, to] = [sum(settled), sum(last)];
-    rows.push(
-      { name: `PSS of the whole node after round ${ROUNDS} (${(ROUNDS * SENDERS * PER_SENDER).toLocaleString('en')} transactions)`, value: to.all, unit: 'MiB' },
-      { name: `  of which anonymous`, value: to.anon, unit: 'MiB' },
-      { name: `  growth of the whole node from round ${SETTLING}`, value: growth(from.all, to.all), unit: '%' },
-      { name: `  growth of its anonymous memory from round ${SETTLING}`, value: growth(from.anon, to.anon), unit: '%' },
-    );
     const snapshotted = [...liveByRound.keys()].sort((a, b) => a - b);
     if (snapshotted.length > 1) {
       const [first, lastSnapshot] = [liveByRound.get(snapshotted[0]!)!, liveByRound.get(snapshotted[snapshotted.length - 1]!)!];
