@@ -10,6 +10,9 @@
 // `SOAK_REST_MS` (20,000) later, as the peer bench does. The first still
 // holds the round's garbage and whatever has not settled, and moves with
 // when the host lets the parts finish; the second is what the node keeps.
+// Each round also prints the size of the block service's stores on disk
+// (`DATA_DIR/block`), which grows with the state and the record of executed
+// transactions, not with every block's rewrites.
 // `SOAK_HEAP_SNAPSHOTS=2,6` takes a heap snapshot of every service after
 // rounds 2 and 6 and prints each one's live heap (the sum of its objects'
 // sizes): growth of PSS with a flat live heap is garbage not yet collected,
@@ -69,6 +72,16 @@ async function liveHeaps(node: RunningNode, dir: string): Promise<Map<string, nu
   return live;
 }
 
+/** bytes of the files under `dir` (the block stores: lmdb files and the node key) */
+function diskBytes(dir: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    bytes += entry.isDirectory() ? diskBytes(path) : statSync(path).size;
+  }
+  return bytes;
+}
+
 const sum = (memory: Map<string, PartMemory>): PartMemory => [...memory.values()].reduce((a, m) => ({ all: a.all + m.all, anon: a.anon + m.anon }), { all: 0, anon: 0 });
 
 export async function run(): Promise<Row[]> {
@@ -118,7 +131,7 @@ export async function run(): Promise<Row[]> {
       const rested = memoryByPart(node);
       atRest.push(rested);
       const restedTotal = sum(rested);
-      console.log(`   round ${round}, at rest: PSS MiB (anonymous part): total ${Math.round(restedTotal.all)} (${Math.round(restedTotal.anon)}), ${memoryLine(rested)}`);
+      console.log(`   round ${round}, at rest: PSS MiB (anonymous part): total ${Math.round(restedTotal.all)} (${Math.round(restedTotal.anon)}), ${memoryLine(rested)}; block stores on disk ${(diskBytes(join(dataDir, 'block')) / 2 ** 20).toFixed(1)} MiB`);
       if (SNAPSHOT_ROUNDS.has(round)) {
         const live = await liveHeaps(node, snapshots);
         liveByRound.set(round, live);
