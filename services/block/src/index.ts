@@ -16,7 +16,7 @@ import { loadGenesis } from './genesis.js';
 import { loadNodeKey } from './node-key.js';
 import { DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
 import { stateCacheBudget } from './state/cache-budget.js';
-import { ChainStore, type Head } from './state/store.js';
+import { openChainStore, type Head } from './state/store.js';
 
 export { loadBlockSettings, DEFAULT_BLOCK_SETTINGS, type BlockSettings } from './settings.js';
 export { ChainHalted, type BlockHooks } from './chain/worker.js';
@@ -75,9 +75,8 @@ export async function startBlockService(options: BlockServiceOptions): Promise<R
     // any service of the node may start first: each declares the streams it uses
     for (const spec of [STREAMS.tx, STREAMS.blocks, STREAMS.exec, STREAMS.geneses, STREAMS.leases, STREAMS.attestations]) await bus.ensure(spec);
     const chain = MAIN_CHAIN;
-    const store = new ChainStore(join(dataDir, 'block', chainToken(chain)));
+    const store = openChainStore(join(dataDir, 'block', chainToken(chain)), chain, logger);
     undo.push(() => store.close());
-    if (store.trieNodesMoved > 0) logger.info({ chain, nodes: store.trieNodesMoved }, 'trie nodes kept by hash moved to their positions (once, for a store written before positions)');
     // the network's validators order every chain, private ones included; governance changes them on the main chain
     const validators = new NetworkValidators(genesis, store);
     const shared = {

@@ -12,7 +12,7 @@ import { GOVERNANCE_ADDRESS, MEMBER_ADDED_EVENTS, type ChainId, type ExecResult,
 import { NETWORK_PULL_EXPIRES_MS, STREAMS, chainToken, type GenesisStreamMessage } from '@platform/bus';
 import { validCertificateOf } from '@platform/identity';
 import type { HeldChain } from '../endpoints.js';
-import { ChainStore } from '../state/store.js';
+import { openChainStore, type ChainStore } from '../state/store.js';
 import { currentKey, type ChainKeys } from './chain-keys.js';
 import { privateGenesisError } from './private-genesis.js';
 import { ChainWorker, type ChainWorkerOptions } from './worker.js';
@@ -91,8 +91,7 @@ export class PrivateChains {
       return;
     }
     const token = chainToken(genesis.chainId);
-    const store = new ChainStore(join(this.o.dataDir, 'block', token));
-    if (store.trieNodesMoved > 0) this.o.logger.info({ chain: genesis.chainId, nodes: store.trieNodesMoved }, 'trie nodes kept by hash moved to their positions (once, for a store written before positions)');
+    const store = openChainStore(join(this.o.dataDir, 'block', token), genesis.chainId, this.o.logger);
     const mainChainCertificate = (address: string, at: number) => validCertificateOf(this.o.mainState, address, at)?.certificateString ?? null;
     const onApplied = (exec: ExecResult) => this.followMembership(exec);
     const keys = this.o.chainKeys.keyring(chainId);

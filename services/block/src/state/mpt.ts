@@ -401,17 +401,14 @@ export function* nodesByPosition(root: Uint8Array, load: (hexHash: string) => Ui
     const encoded = load(hex);
     if (encoded === undefined) throw new TrieError(`the trie node ${hex} (at position '${position}') is not in the store`);
     yield [position, encoded];
-    const item = rlpDecode(encoded);
-    if (!Array.isArray(item)) throw new TrieError('a trie node is a list');
-    if (item.length === 17) {
+    const node = nodeOf(rlpDecode(encoded), hash);
+    if (node.kind === 'branch') {
       for (let i = 15; i >= 0; i--) {
-        const child = item[i];
-        if (child instanceof Uint8Array && child.length === 32) pending.push({ hash: child, position: position + DIGITS[i] });
+        const child = node.children[i];
+        if (child?.kind === 'stored') pending.push({ hash: child.hash, position: position + DIGITS[i] });
       }
-    } else if (item.length === 2 && item[0] instanceof Uint8Array && item[0].length > 0 && item[0][0] >> 4 < 2) {
-      const child = item[1];
-      const flag = item[0][0] >> 4;
-      if (child instanceof Uint8Array && child.length === 32) pending.push({ hash: child, position: position + digitsOf(nibbles(item[0]).subarray(flag & 1 ? 1 : 2)) });
+    } else if (node.kind === 'extension' && node.child.kind === 'stored') {
+      pending.push({ hash: node.child.hash, position: position + digitsOf(node.path) });
     }
     // nodes under 32 bytes sit inside their parent and hold no hashes
   }

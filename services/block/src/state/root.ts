@@ -45,7 +45,6 @@ export interface RootResult {
   storageRoots: Map<Address, Uint8Array | null>;
 }
 
-
 /**
  * The state root after `changes`, starting from `parentRoot`. `current` reads
  * an account as it is after the block (the overlay).

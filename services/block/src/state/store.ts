@@ -7,9 +7,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import type { AccountState, Address, BlockHeader, ExecResult, Hash } from '@platform/common';
-import { BudgetedCache, bytesOfArray, bytesOfString, stateCacheBudget } from './cache-budget.js';
+import type { AccountState, Address, BlockHeader, ChainId, ExecResult, Hash, Logger } from '@platform/common';
 import { hexToBytes } from '@platform/crypto';
+import { BudgetedCache, bytesOfArray, bytesOfString, stateCacheBudget } from './cache-budget.js';
 import { nodesByPosition } from './mpt.js';
 
 /** The account trie's owner: its nodes' keys start with ':' */
@@ -18,6 +18,11 @@ export const ACCOUNT_TRIE = '';
 /** A trie node's key in the store: its trie's owner (ACCOUNT_TRIE, or a contract's address), then its position. */
 export function trieKey(owner: string, position: string): string {
   return `${owner}:${position}`;
+}
+
+/** The keys of one trie's nodes: `<owner>:…`, and ';' follows ':'. */
+function trieRange(owner: string): { start: string; end: string } {
+  return { start: trieKey(owner, ''), end: `${owner};` };
 }
 
 /** The last applied block: the head of this node's copy of the chain. */
@@ -77,6 +82,13 @@ const PUBLISHED = 'published';
 /** Storage keys are `<address>:<key>`: the fixed-width address keeps one contract's keys together and in order. */
 function storageKey(address: Address, key: string): string {
   return `${address}:${key}`;
+}
+
+/** A chain's store, opened; a store from before trie nodes were kept by position is moved first, and says so. */
+export function openChainStore(dir: string, chainId: ChainId, logger: Logger): ChainStore {
+  const store = new ChainStore(dir);
+  if (store.trieNodesMoved > 0) logger.info({ chain: chainId, nodes: store.trieNodesMoved }, 'trie nodes kept by hash moved to their positions (once, for a store written before positions)');
+  return store;
 }
 
 export class ChainStore {
@@ -200,8 +212,7 @@ export class ChainStore {
 
   /** how many trie nodes the store holds: the account trie's and every contract's, or one contract's storage trie's */
   trieNodeCount(owner?: Address): number {
-    const range = owner === undefined ? {} : { start: trieKey(owner, ''), end: `${owner};` };
-    return this.trie.getKeysCount(range);
+    return this.trie.getKeysCount(owner === undefined ? {} : trieRange(owner));
   }
 
   /** a trie node by its store key (trieKey); decoded nodes are cached by hash in mpt.ts */
@@ -255,8 +266,7 @@ export class ChainStore {
         else {
           // the contract is gone, and its storage trie with it
           this.storageRoots.removeSync(address);
-          // its keys are `<address>:<position>`, and ';' follows ':'
-          const keys = [...this.trie.getKeys({ start: trieKey(address, ''), end: `${address};` })];
+          const keys = [...this.trie.getKeys(trieRange(address))];
           for (const key of keys) this.trie.removeSync(key);
         }
       }
