@@ -23,6 +23,13 @@ const noNodes = () => undefined;
 class PositionStore {
   readonly nodes = new Map<string, Uint8Array>();
   readonly source = (position: string) => this.nodes.get(position);
+  /** `trie`'s root, its writes applied here */
+  commit(trie: MerkleTrie): { root: Uint8Array; writes: TrieWrites } {
+    const writes = trieWrites();
+    const root = trie.commit(writes);
+    this.apply(writes);
+    return { root, writes };
+  }
   apply(writes: TrieWrites): void {
     for (const position of writes.vacated) this.nodes.delete(position);
     for (const [position, node] of writes.nodes) this.nodes.set(position, node);
@@ -79,9 +86,7 @@ describe('ethereum/tests TrieTests', () => {
         const trie = new MerkleTrie(current, store.source);
         if (value === null) trie.del(bytesOf(key));
         else trie.put(bytesOf(key), bytesOf(value));
-        const writes = trieWrites();
-        current = trie.commit(writes);
-        store.apply(writes);
+        current = store.commit(trie).root;
         store.expectExactly(current);
       }
       expect(`0x${bytesToHex(current)}`).toBe(root);
@@ -107,7 +112,6 @@ describe('against @ethereumjs/mpt', () => {
     let root = EMPTY_ROOT;
     for (let batch = 0; batch < 40; batch++) {
       const trie = new MerkleTrie(root, store.source, secure);
-      const writes = trieWrites();
       for (let n = 1 + rng.int(40); n > 0; n--) {
         const key = keyPool[rng.int(keyPool.length)];
         if (rng.next() < 0.1) {
@@ -119,11 +123,10 @@ describe('against @ethereumjs/mpt', () => {
           model.set(bytesToHex(key), value);
         }
       }
-      root = trie.commit(writes);
+      root = store.commit(trie).root;
       const reference = secure ? new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: keccak256 }) : new MerklePatriciaTrie();
       for (const [key, value] of model) await reference.put(hexToBytes(key), value);
       expect(bytesToHex(root)).toBe(bytesToHex(reference.root()));
-      store.apply(writes);
       // the store holds this root's nodes, each at its position, and no other
       store.expectExactly(root);
       // every value reads back from the stored nodes alone
@@ -217,9 +220,7 @@ describe('what a block stores', () => {
     const store = new PositionStore();
     const first = new MerkleTrie(EMPTY_ROOT, store.source, true);
     for (let i = 0; i < 200; i++) first.put(rlpEncode(i), new Uint8Array(70).fill(i));
-    const firstWrites = trieWrites();
-    const root = first.commit(firstWrites);
-    store.apply(firstWrites);
+    const { root } = store.commit(first);
     const second = new MerkleTrie(root, store.source, true);
     for (let i = 0; i < 50; i++) second.put(rlpEncode(i), new Uint8Array(70).fill(i + 1));
     const writes = trieWrites();
@@ -250,24 +251,18 @@ describe('what a block stores', () => {
     const store = new PositionStore();
     const trie = new MerkleTrie(EMPTY_ROOT, store.source, true);
     for (let i = 0; i < 300; i++) trie.put(rlpEncode(i), new Uint8Array(40).fill(i));
-    let writes = trieWrites();
-    let root = trie.commit(writes);
-    store.apply(writes);
+    const full = store.commit(trie).root;
     const stored = store.nodes.size;
     // half of the keys go: the trie gets shallower where branches are left with one entry
-    const half = new MerkleTrie(root, store.source, true);
+    const half = new MerkleTrie(full, store.source, true);
     for (let i = 0; i < 300; i += 2) half.del(rlpEncode(i));
-    writes = trieWrites();
-    root = half.commit(writes);
-    store.apply(writes);
+    const { root, writes } = store.commit(half);
     expect(writes.vacated.size).toBeGreaterThan(0);
     store.expectExactly(root);
     expect(store.nodes.size).toBeLessThan(stored);
     const rest = new MerkleTrie(root, store.source, true);
     for (let i = 1; i < 300; i += 2) rest.del(rlpEncode(i));
-    writes = trieWrites();
-    expect(bytesToHex(rest.commit(writes))).toBe(bytesToHex(EMPTY_ROOT));
-    store.apply(writes);
+    expect(bytesToHex(store.commit(rest).root)).toBe(bytesToHex(EMPTY_ROOT));
     expect(store.nodes.size).toBe(0);
   });
 
@@ -278,9 +273,7 @@ describe('what a block stores', () => {
     for (let block = 0; block < 30; block++) {
       const trie = new MerkleTrie(root, store.source, true);
       for (let i = 0; i < 100; i++) trie.put(rlpEncode(i), new Uint8Array(50).fill((block + i) % 256));
-      const writes = trieWrites();
-      root = trie.commit(writes);
-      store.apply(writes);
+      root = store.commit(trie).root;
       sizes.push(store.nodes.size);
     }
     expect(new Set(sizes.slice(1)).size).toBe(1);

@@ -42,11 +42,13 @@ describe('gathering window of a busy chain', () => {
 
 describe('state root', () => {
   let dirs: string[] = [];
-  const store = () => {
+  /** a directory of its own, removed after the test */
+  const newDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
     dirs.push(dir);
-    return new ChainStore(dir);
+    return dir;
   };
+  const store = () => new ChainStore(newDir());
   afterEach(() => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
     dirs = [];
@@ -116,8 +118,7 @@ describe('state root', () => {
     const set = (o: Overlay, list: string[], nonce: bigint) => {
       for (const a of list) o.putAccount(a, { nonce, balance: 1n, codeHash: null });
     };
-    const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
-    dirs.push(dir);
+    const dir = newDir();
     let s = new ChainStore(dir);
     const r1 = await apply(s, EMPTY_ROOT, (o) => set(o, accounts, 1n), 1);
     // 50 accounts change: every put rewrites its path, but only the final nodes are kept
@@ -153,8 +154,7 @@ describe('state root', () => {
   }
 
   test('the store holds the current trie nodes alone: rewriting the same state does not grow it, and a contract gone takes its storage trie', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
-    dirs.push(dir);
+    const dir = newDir();
     const s = new ChainStore(dir);
     const accounts = Array.from({ length: 100 }, (_, i) => (i + 1).toString(16).padStart(40, '0'));
     let root = await apply(s, EMPTY_ROOT, first, 1);
@@ -175,13 +175,8 @@ describe('state root', () => {
   });
 
   test('a store that kept trie nodes by hash has them moved to their positions at open, and goes on from there', async () => {
-    const dirOf = () => {
-      const dir = mkdtempSync(join(tmpdir(), 'block-store-'));
-      dirs.push(dir);
-      return dir;
-    };
-    const moved = dirOf();
-    const control = dirOf();
+    const moved = newDir();
+    const control = newDir();
     const roots: Uint8Array[] = [];
     for (const dir of [moved, control]) {
       const s = new ChainStore(dir);
