@@ -9,9 +9,10 @@
 // imported by its resolved path, since a bundle's own folder has no
 // node_modules of its packages. `import.meta.url` keeps meaning the source
 // file's URL, so that files found next to a source (a page, a worker) are
-// found. A bundle is rebuilt when one of its inputs changed since it was
-// built; processes started at once (tests in parallel) may build it
-// together: each writes its own file and renames it into place.
+// found. A bundle is rebuilt when one of its inputs, or the installed
+// packages, changed since it was built; processes started at once (tests in
+// parallel) may build it together: each writes its own file and renames it
+// into place.
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +20,9 @@ import { build, stop, type Plugin } from 'esbuild';
 
 /** where built entries go, under the repository's root */
 export const BUILD_DIR = '.build';
+
+/** pnpm's record of the installed packages, rewritten by every install */
+const INSTALLED_PACKAGES = 'node_modules/.modules.yaml';
 
 /** builds in flight in this process */
 let building = 0;
@@ -57,10 +61,10 @@ export async function builtEntry(root: string, entry: string): Promise<string> {
     if (--building === 0) void stop();
   });
   const inputs: Stamp['inputs'] = {};
-  for (const input of Object.keys(result.metafile.inputs)) {
+  // the installed packages too: a bundle names their resolved paths, which an install changes (a version, a patch)
+  for (const input of [...Object.keys(result.metafile.inputs), INSTALLED_PACKAGES]) {
     const path = resolve(root, input);
-    const s = statSync(path);
-    inputs[path] = { mtimeMs: s.mtimeMs, size: s.size };
+    inputs[path] = stampOf(path);
   }
   writeFileSync(`${temporary}.stamp`, JSON.stringify({ inputs } satisfies Stamp));
   renameSync(temporary, out);
@@ -77,14 +81,20 @@ function isFresh(out: string): boolean {
     return false;
   }
   for (const [path, was] of Object.entries(stamp.inputs)) {
-    try {
-      const s = statSync(path);
-      if (s.mtimeMs !== was.mtimeMs || s.size !== was.size) return false;
-    } catch {
-      return false;
-    }
+    const now = stampOf(path);
+    if (now.mtimeMs !== was.mtimeMs || now.size !== was.size) return false;
   }
   return Object.keys(stamp.inputs).length > 0;
+}
+
+/** what a file is now; a missing file (no packages installed under this root) is size -1 */
+function stampOf(path: string): Stamp['inputs'][string] {
+  try {
+    const s = statSync(path);
+    return { mtimeMs: s.mtimeMs, size: s.size };
+  } catch {
+    return { mtimeMs: 0, size: -1 };
+  }
 }
 
 /** `@platform/*` and relative imports are bundled; every other package stays Node's, imported by the path esbuild resolves it to */

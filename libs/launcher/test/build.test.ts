@@ -39,3 +39,12 @@ test('a bundle is reused while its sources stay as they were, and rebuilt when o
   utimesSync(join(root, 'app', 'src', 'greeting.ts'), new Date(), new Date(Date.now() + 5_000));
   expect(run(await builtEntry(root, 'app/src/main.ts')).greeting).toBe('hello again');
 });
+
+test('an install of packages rebuilds a bundle: it names the packages by their resolved paths', async () => {
+  const out = await builtEntry(root, 'app/src/main.ts');
+  const built = statSync(out).mtimeMs;
+  mkdirSync(join(root, 'node_modules'));
+  writeFileSync(join(root, 'node_modules', '.modules.yaml'), 'pnpm records its install here\n');
+  await builtEntry(root, 'app/src/main.ts');
+  expect(statSync(out).mtimeMs).toBeGreaterThan(built);
+});
