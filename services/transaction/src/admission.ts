@@ -8,7 +8,7 @@
 //   nonces taken meanwhile (then it signs again; NonceBook);
 // - any other locks the account's rows from nonce reservation to commit.
 import type { NatsConnection } from '@nats-io/nats-core';
-import { VAULT, call, preEncoded, type FillRequest, type SubmitRawRequest, type SubmitRequest } from '@platform/bus';
+import { VAULT, call, preEncoded, type FillRequest, type SignRequest, type SignatureRecord, type SubmitRawRequest, type SubmitRequest } from '@platform/bus';
 import { PlatformError, type NodeConfig, type Transaction, type TxResult } from '@platform/common';
 import { keccak256Hex } from '@platform/crypto';
 import type pg from 'pg';
@@ -35,6 +35,12 @@ const SIGN_IN_FLIGHT = 500;
 export interface AdmissionDeps {
   pool: Db;
   nc: NatsConnection;
+  /**
+   * `vault.sign`, the calls of one event-loop turn sent as one message
+   * (`batchingCaller`): a request of a hundred transactions costs the vault,
+   * this process and the NATS server one message each way, not a hundred
+   */
+  vaultSign: (request: SignRequest) => Promise<SignatureRecord>;
   outbox: Outbox;
   /** raw admissions, group-committed */
   raw: RawAdmissions;
@@ -91,7 +97,7 @@ export async function submit(deps: AdmissionDeps, request: SubmitRequest): Promi
   }
 
   const sign = async (nonces: number[]): Promise<Signed> => {
-    const signatures = await signAll(deps.nc, username, drafts.map((draft, i) => hashToSign(draft, nonces[i])));
+    const signatures = await signAll(deps.vaultSign, username, drafts.map((draft, i) => hashToSign(draft, nonces[i])));
     const transactions = drafts.map((draft, i) =>
       buildTransaction(draft, { from, nonce: nonces[i], signature: signatures[i], signingForm: 'platform', origin: 'vault', submitter }),
     );
@@ -282,11 +288,11 @@ async function allocate(client: pg.PoolClient, from: string, drafts: Draft[], li
   });
 }
 
-/** The vault has no batch endpoint: one request per hash, many in flight over the one connection, bounded for huge requests. */
-async function signAll(nc: NatsConnection, username: string, hashes: string[]): Promise<Signature[]> {
+/** One signature per hash, asked together (the signer sends them as few messages), bounded for huge requests. */
+async function signAll(vaultSign: AdmissionDeps['vaultSign'], username: string, hashes: string[]): Promise<Signature[]> {
   const signatures: Signature[] = [];
   for (let i = 0; i < hashes.length; i += SIGN_IN_FLIGHT) {
-    signatures.push(...(await Promise.all(hashes.slice(i, i + SIGN_IN_FLIGHT).map((msgHash) => call(nc, VAULT.sign, { username, msgHash })))));
+    signatures.push(...(await Promise.all(hashes.slice(i, i + SIGN_IN_FLIGHT).map((msgHash) => vaultSign({ username, msgHash })))));
   }
   return signatures;
 }

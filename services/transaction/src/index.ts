@@ -1,7 +1,7 @@
 // The transaction service: admission of vault-signed and raw transactions
 // (nonces, signatures, limits), the outbox to `tx.admitted.<chain>`, the
 // results store fed by this node's execution (`exec.<chain>`), and the faucet.
-import { STREAMS, busJetStream, streamTopology, connectBus, deleteDurableConsumer, serve, type BusCredentials } from '@platform/bus';
+import { STREAMS, VAULT, batchingCaller, busJetStream, streamTopology, connectBus, deleteDurableConsumer, serve, type BusCredentials } from '@platform/bus';
 import { runStopSteps, type Logger, type NodeConfig } from '@platform/common';
 import { EXEC_ACK_WAIT_MS, EXEC_CONSUMER, declareExecConsumer, startExecConsumer } from './consumer.js';
 import { ChainGate } from './chains.js';
@@ -96,7 +96,7 @@ export async function startTransactionService(options: TransactionServiceOptions
     // the main chain's rules (its minimum gas price) are the node's genesis's; a private chain's come with the chains service's answer
     const chains = new ChainGate(nc, mainProtocol(config.dataDir));
     undo.unshift(async () => chains.stop());
-    const deps = { pool, nc, outbox, raw: new RawAdmissions(pool), admitted, recent, nonces: new NonceBook(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains, config };
+    const deps = { pool, nc, vaultSign: batchingCaller(nc, VAULT.sign), outbox, raw: new RawAdmissions(pool), admitted, recent, nonces: new NonceBook(pool), faucet: faucet!, identity: new IdentityGate(nc, config), chains, config };
     const service = await serve(nc, { name: 'tx', version: VERSION, description: 'transaction admission, results and the faucet', logger }, txHandlers(deps));
     undo.unshift(() => service.stop());
     // the subscriptions reach the server asynchronously: a round trip makes "started" mean "answering"
