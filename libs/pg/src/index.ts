@@ -77,6 +77,23 @@ export async function query<R extends pg.QueryResultRow>(pool: Db, text: string,
 }
 
 /**
+ * JSON texts as one parameter: a JSON list of them, unpacked in SQL by
+ * `jsonTexts($n)` (or `json_array_elements($n::json) WITH ORDINALITY`), each
+ * element the very text given, since the `json` type keeps its input as it
+ * is. As a `text[]` parameter, pg would copy every element escaping each
+ * quote and backslash: the largest part of binding a batch of transaction
+ * bodies or results. Every text must be JSON; a null is JSON `null`.
+ */
+export function jsonList(texts: ReadonlyArray<string | null>): string {
+  return `[${texts.map((text) => text ?? 'null').join(',')}]`;
+}
+
+/** The SQL of a `text[]`, in order, from a `jsonList` parameter (`param`: `$7`). */
+export function jsonTexts(param: string): string {
+  return `ARRAY(SELECT e::text FROM json_array_elements(${param}::json) WITH ORDINALITY AS x(e, i) ORDER BY i)`;
+}
+
+/**
  * Runs `work` in one database transaction: committed when it returns, rolled
  * back when it throws. With `owner`, a connection failure becomes a 503.
  */

@@ -1,9 +1,10 @@
 // The shared PostgreSQL pieces against a real server: migrations applied once
 // even by instances starting together, a rebuild migration, transactions that
-// roll back, and a database that is down told apart from a wrong query.
+// roll back, a database that is down told apart from a wrong query, and JSON
+// texts sent in bulk coming back exactly.
 import { PlatformError } from '@platform/common';
 import { startTestInfra, type TestInfra } from '@platform/launcher';
-import { createPool, dropSchema, inTransaction, isUnavailable, migrateSchema, query, type Db, type Migration } from '../src/index.js';
+import { createPool, dropSchema, inTransaction, isUnavailable, jsonList, jsonTexts, migrateSchema, query, type Db, type Migration } from '../src/index.js';
 
 let infra: TestInfra;
 let url: string;
@@ -81,4 +82,14 @@ test('settings apply to every session of a pool, with synchronous_commit; only p
   expect((await pool.query('SHOW plan_cache_mode')).rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
   expect((await pool.query('SHOW synchronous_commit')).rows).toEqual([{ synchronous_commit: 'off' }]);
   expect(() => createPool(url, { applicationName: 'pg-test', settings: { plan_cache_mode: 'auto -c role=postgres' } })).toThrow(/not a plain setting/);
+});
+
+test('JSON texts sent as one list come back in order, each exactly the text given', async () => {
+  // escapes kept as written (the json type keeps its input), spacing, a NUL escape jsonb would refuse, a lone string, a big one
+  const texts = ['{"a" : 1,"b":"\\u00e9 \\"q\\" \\\\ x","c":[1, 2]}', JSON.stringify({ nul: '\u0000', quote: '"', slash: '\\' }), '"just text"', '[]', JSON.stringify({ src: 'x'.repeat(100_000) })];
+  const { rows } = await query<{ texts: string[] }>(pool(), `SELECT ${jsonTexts('$1')} AS texts`, [jsonList(texts)], 'the test');
+  expect(rows[0].texts).toEqual(texts);
+  // a null is JSON null, which a caller turns back into SQL NULL where it means absent
+  const nulls = await query<{ t: string | null }>(pool(), `SELECT CASE WHEN json_typeof(e) = 'null' THEN NULL ELSE e::text END AS t FROM json_array_elements($1::json) WITH ORDINALITY AS x(e, i) ORDER BY i`, [jsonList(['1', null, '{}'])], 'the test');
+  expect(nulls.rows.map((r) => r.t)).toEqual(['1', null, '{}']);
 });

@@ -1,7 +1,9 @@
 // Every SQL statement of the service. Writes that belong together take the
 // caller's client, so that they share its database transaction; multi-row
-// writes go through unnest() so a batch of a hundred is one statement.
+// writes go through unnest() so a batch of a hundred is one statement; the
+// JSON texts of a batch (bodies, results) travel as one JSON list (jsonList).
 import type pg from 'pg';
+import { jsonList, jsonTexts } from '@platform/pg';
 import type { Transaction, TxResult, TxResultData, TxResultDetail } from '@platform/common';
 import { query, type Db } from './db.js';
 
@@ -31,14 +33,14 @@ export async function reserveNonces(client: Client, address: string, chainId: st
  * whether it was admitted.
  */
 export async function admitRaw(pool: Db, items: Array<{ tx: Transaction; body: string }>): Promise<boolean[]> {
-  const { rows } = await query<{ admitted: boolean[] }>(pool, 'SELECT tx.admit_raw($1, $2, $3, $4, $5, $6, $7) AS admitted', [
+  const { rows } = await query<{ admitted: boolean[] }>(pool, `SELECT tx.admit_raw($1, $2, $3, $4, $5, $6, ${jsonTexts('$7')}) AS admitted`, [
     items.map((i) => i.tx.from),
     items.map((i) => i.tx.chainId),
     items.map((i) => i.tx.nonce),
     items.map((i) => i.tx.hash),
     items.map((i) => i.tx.origin),
     items.map((i) => i.tx.submitter?.username ?? null),
-    items.map((i) => i.body),
+    jsonList(items.map((i) => i.body)),
   ]);
   return rows[0].admitted;
 }
@@ -51,13 +53,13 @@ export async function admitRaw(pool: Db, items: Array<{ tx: Transaction; body: s
  */
 export async function admitSigned(pool: Db, first: number, transactions: Transaction[], bodies: string[]): Promise<boolean> {
   const { from, chainId } = transactions[0];
-  const { rows } = await query<{ admitted: boolean }>(pool, 'SELECT tx.admit_signed($1, $2, $3, $4, $5, $6) AS admitted', [
+  const { rows } = await query<{ admitted: boolean }>(pool, `SELECT tx.admit_signed($1, $2, $3, $4, $5, ${jsonTexts('$6')}) AS admitted`, [
     from,
     chainId,
     first,
     transactions.map((t) => t.hash),
     transactions.map((t) => t.submitter?.username ?? null),
-    bodies,
+    jsonList(bodies),
   ]);
   return rows[0].admitted;
 }
@@ -72,7 +74,7 @@ export async function insertAdmitted(client: Client, transactions: Transaction[]
   await client.query(
     `WITH stored AS (
        INSERT INTO tx.transactions (hash, chain_id, sender, nonce, origin, username, body)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], ${jsonTexts('$7')})
        RETURNING hash, seq
      )
      INSERT INTO tx.outbox (hash, seq) SELECT hash, seq FROM stored`,
@@ -83,7 +85,7 @@ export async function insertAdmitted(client: Client, transactions: Transaction[]
       transactions.map((t) => t.nonce),
       transactions.map((t) => t.origin),
       transactions.map((t) => t.submitter?.username ?? null),
-      bodies,
+      jsonList(bodies),
     ],
   );
 }
@@ -240,7 +242,10 @@ export async function recordResults(pool: Db, consumer: string, results: FinalRe
        RETURNING 1
      ), inserted AS (
        INSERT INTO tx.results (hash, chain_id, status, block_number, tx_result, data, exec_seq)
-       SELECT h, c, s, b, r::json, d::json, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(h, c, s, b, r, d)
+       SELECT h, c, s, b, r, CASE WHEN json_typeof(d) = 'null' THEN NULL ELSE d END, $7
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS u(h, c, s, b, i)
+         JOIN json_array_elements($5::json) WITH ORDINALITY AS tr(r, i) USING (i)
+         JOIN json_array_elements($6::json) WITH ORDINALITY AS td(d, i) USING (i)
         WHERE EXISTS (SELECT 1 FROM progress)
        ON CONFLICT (hash) DO NOTHING
        RETURNING hash
@@ -251,8 +256,8 @@ export async function recordResults(pool: Db, consumer: string, results: FinalRe
       results.map((r) => r.chainId),
       results.map((r) => r.result.status),
       results.map((r) => r.blockNumber),
-      results.map((r) => JSON.stringify(r.result.txResult)),
-      results.map((r) => (r.result.data === null ? null : JSON.stringify(r.result.data))),
+      jsonList(results.map((r) => JSON.stringify(r.result.txResult))),
+      jsonList(results.map((r) => (r.result.data === null ? null : JSON.stringify(r.result.data)))),
       execSeq,
       consumer,
       after,
