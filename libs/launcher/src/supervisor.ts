@@ -23,6 +23,8 @@ export interface Supervised {
   readonly pid: number | null;
   /** sends a signal to the running process (a test's `kill -9`); the supervisor restarts it as after any crash */
   signal(signal: NodeJS.Signals): void;
+  /** closes the running process's IPC channel, as the launcher's death would (a test's): the process must end, and is restarted as after any crash */
+  closeChannel(): void;
   stop(): Promise<void>;
 }
 
@@ -106,6 +108,9 @@ export function supervise(options: SupervisedOptions): Supervised {
     },
     signal(signal) {
       child?.kill(signal);
+    },
+    closeChannel() {
+      if (child?.connected) child.disconnect();
     },
     async stop() {
       stopping = true;

@@ -1,7 +1,7 @@
 // The vault as a process: configuration from the environment, an existing
 // NATS and PostgreSQL (the launcher starts embedded ones and passes their
-// URLs), and a clean stop on SIGTERM/SIGINT.
-import { collectWhenIdle, createLogger, failStart, loadServiceConfig } from '@platform/common';
+// URLs), and a clean stop on SIGTERM/SIGINT or when the launcher is gone.
+import { collectWhenIdle, createLogger, failStart, loadServiceConfig, stopOnSignals } from '@platform/common';
 import { MasterKeyError, startVault } from './index.js';
 
 function fail(message: string): never {
@@ -21,21 +21,7 @@ try {
   logger.fatal({ err }, 'the vault could not start');
   fail(`could not start: ${err instanceof Error ? err.message : String(err)}`);
 }
+// as every service: a stop with a deadline, and a stop when the launcher's channel closes (a launcher
+// killed outright would otherwise leave the vault running, its keys loaded and its HTTP port taken)
+stopOnSignals(logger, () => vault.stop());
 collectWhenIdle(logger, config.idleCollectionMb);
-
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    // a second signal while stopping means "now"
-    if (stopping) process.exit(1);
-    stopping = true;
-    logger.info({ signal }, 'stopping');
-    vault.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  });
-}
