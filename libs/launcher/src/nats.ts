@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodePlacementTag } from '@platform/bus';
 import { freePort, waitForPort } from './ports.js';
+import { natsServersOn, stopLeftovers } from './leftovers.js';
 
 export interface RunningNats {
   url: string;
@@ -119,6 +120,8 @@ export async function startNats(options: NatsOptions): Promise<RunningNats> {
   const port = options.port ?? (await freePort(host));
   const storeDir = join(options.dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
+  // a server a launcher killed outright left on this store: two servers must never share one
+  await stopLeftovers(natsServersOn(storeDir), 'SIGTERM', 'nats-server', options.onLog ?? (() => {}));
   // The file names users and their permissions, and the routes' password: the owner's alone, like the credentials.
   const configFile = join(options.dataDir, 'nats.conf');
   writeFileSync(configFile, natsServerConfig({ ...options, host }), { mode: 0o600 });

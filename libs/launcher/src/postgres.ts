@@ -19,6 +19,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { freePort } from './ports.js';
+import { postmasterOn, stopLeftovers } from './leftovers.js';
 
 export interface RunningPostgres {
   /** URL of the `postgres` maintenance database */
@@ -75,6 +76,9 @@ export async function startPostgres(options: PostgresOptions): Promise<RunningPo
   const onLog = options.onLog ?? (() => {});
   if (fresh) await initialise(binDir, clusterDir, password, user, onLog);
   else requireScram(clusterDir);
+  // a postmaster a launcher killed outright left on this cluster (it would refuse a second one): a fast shutdown first
+  const leftover = postmasterOn(clusterDir);
+  if (leftover !== null) await stopLeftovers([leftover], 'SIGINT', 'PostgreSQL', onLog);
   const stopServer = await runServer(binDir, clusterDir, port, user, onLog);
   const urlFor = (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   return {

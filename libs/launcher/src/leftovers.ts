@@ -1,0 +1,97 @@
+// What a launcher killed outright (kill -9, the out-of-memory killer) leaves
+// running. Its services end by themselves: each one's IPC channel to the
+// launcher closes (stopOnSignals in @platform/common). nats-server and
+// PostgreSQL cannot watch that channel, and go on holding the data dir: the
+// next start's PostgreSQL refused the cluster ("lock file postmaster.pid
+// already exists") and the node could not start until someone killed them
+// by hand, while a second nats-server would have opened the same JetStream
+// store as the first. So before starting either one, the launcher stops what
+// a previous launcher left on the same data dir, and says so.
+//
+// Only a process whose command line names this data dir's store or cluster is
+// touched: a server of another data dir, or another program, never is.
+import { readFileSync, readdirSync } from 'node:fs';
+import { basename } from 'node:path';
+
+/** a leftover given this long to stop cleanly before it is killed */
+const STOP_GRACE_MS = 20_000;
+const POLL_MS = 100;
+
+/** The process's arguments, or null when it is gone (or cannot be read). */
+function argvOf(pid: number): string[] | null {
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return raw === '' ? null : raw.replace(/\0$/, '').split('\0');
+  } catch {
+    return null;
+  }
+}
+
+/** Running, and not a zombie waiting for a parent that does not reap it. */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the state follows the command name, which is in parentheses and may hold anything
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** `flag value` among the arguments (e.g. `-sd <store>`). */
+const hasOption = (argv: readonly string[], flag: string, value: string): boolean => argv.some((arg, i) => arg === flag && argv[i + 1] === value);
+
+/** The nats-servers running on `storeDir` (`-sd <storeDir>`, as startNats runs them). */
+export function natsServersOn(storeDir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const argv = argvOf(Number(entry));
+    if (argv && basename(argv[0]!) === 'nats-server' && hasOption(argv, '-sd', storeDir)) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** The postmaster running on `clusterDir`, from its `postmaster.pid`; null when none runs there. */
+export function postmasterOn(clusterDir: string): number | null {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(`${clusterDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const argv = argvOf(pid);
+  // a stale file's pid may belong to anything by now: only a postgres of this very cluster is ours to stop
+  return argv && basename(argv[0]!) === 'postgres' && hasOption(argv, '-D', clusterDir) && isRunning(pid) ? pid : null;
+}
+
+/**
+ * Stops the given leftover processes: `signal` first (nats-server's SIGTERM,
+ * PostgreSQL's SIGINT, a fast shutdown), SIGKILL after a grace period; resolves
+ * once each is gone.
+ */
+export async function stopLeftovers(pids: readonly number[], signal: NodeJS.Signals, what: string, log: (line: string) => void): Promise<void> {
+  for (const pid of pids) {
+    log(`a ${what} (pid ${pid}) left running on this data dir by a launcher that did not stop it: stopping it first`);
+    try {
+      process.kill(pid, signal);
+    } catch {
+      continue; // gone meanwhile
+    }
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while (isRunning(pid)) {
+      if (Date.now() > deadline) {
+        log(`the ${what} (pid ${pid}) did not stop within ${STOP_GRACE_MS / 1000} s: killing it`);
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+        while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+}

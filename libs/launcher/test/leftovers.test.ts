@@ -1,0 +1,62 @@
+// A launcher killed outright leaves its nats-server and PostgreSQL running on
+// the data dir (they cannot watch its channel as the services do). The next
+// start on that data dir stops them first, and starts: before, PostgreSQL
+// refused the cluster ("lock file postmaster.pid already exists").
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { natsServersOn, postmasterOn, stopLeftovers } from '../src/leftovers.js';
+import { postgresClusterDir, removeDataDir, startNats, startPostgres, type RunningNats, type RunningPostgres } from '../src/index.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/infra-then-wait.ts', import.meta.url));
+const ACCOUNTS = 'accounts { A: { jetstream: enabled, users: [ { user: "leftover-test", password: "secret-of-the-test" } ] } }\n';
+
+test('the servers a killed launcher left are stopped by the next start on the data dir, which then starts', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-leftovers-'));
+  let postgres: RunningPostgres | undefined;
+  let nats: RunningNats | undefined;
+  try {
+    const launcher = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      launcher.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('up') && resolve());
+      launcher.once('exit', (code) => reject(new Error(`the fixture exited (${code}) before its servers were up`)));
+    });
+    const exited = new Promise((resolve) => launcher.once('exit', resolve));
+    launcher.kill('SIGKILL');
+    await exited;
+
+    const leftPostgres = postmasterOn(postgresClusterDir(dataDir));
+    const leftNats = natsServersOn(join(dataDir, 'nats'));
+    expect(leftPostgres).not.toBeNull();
+    expect(leftNats).toHaveLength(1);
+
+    const lines: string[] = [];
+    postgres = await startPostgres({ dataDir, onLog: (line) => lines.push(line) });
+    nats = await startNats({ dataDir, node: 'node1', accounts: ACCOUNTS, onLog: (line) => lines.push(line) });
+    expect(lines.filter((line) => line.includes('left running on this data dir'))).toEqual([
+      `a PostgreSQL (pid ${leftPostgres}) left running on this data dir by a launcher that did not stop it: stopping it first`,
+      `a nats-server (pid ${leftNats[0]}) left running on this data dir by a launcher that did not stop it: stopping it first`,
+    ]);
+    expect(postmasterOn(postgresClusterDir(dataDir))).not.toBe(leftPostgres);
+    expect(natsServersOn(join(dataDir, 'nats'))).toHaveLength(1);
+    expect(natsServersOn(join(dataDir, 'nats'))).not.toContain(leftNats[0]);
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    expect((await client.query('SELECT 6 * 7 AS answer')).rows).toEqual([{ answer: 42 }]);
+    await client.end();
+  } finally {
+    await Promise.allSettled([nats?.stop(), postgres?.stop()]);
+    // a failed run leaves no server behind either
+    const postmaster = postmasterOn(postgresClusterDir(dataDir));
+    await stopLeftovers([...natsServersOn(join(dataDir, 'nats')), ...(postmaster === null ? [] : [postmaster])], 'SIGINT', 'server', () => {});
+    removeDataDir(dataDir);
+  }
+}, 120_000);
+
+test('only a process of this very data dir is stopped: another data dir, or none, finds nothing', () => {
+  expect(natsServersOn('/nonexistent/nats')).toEqual([]);
+  expect(postmasterOn('/nonexistent/postgres')).toBeNull();
+});
