@@ -28,6 +28,15 @@ test('the dependencies are the lockfile production ones', () => {
   expect(instructions.some((i) => i.op === 'RUN' && /pnpm install --frozen-lockfile --prod\b/.test(i.rest))).toBe(true);
 });
 
+test('the patches of patched dependencies are copied in before the install that applies them', () => {
+  const manifest = JSON.parse(readFileSync(join(DEPLOY_DIR, '..', 'package.json'), 'utf8')) as { pnpm?: { patchedDependencies?: Record<string, string> } };
+  const patches = Object.values(manifest.pnpm?.patchedDependencies ?? {});
+  expect(patches.length).toBeGreaterThan(0);
+  const install = instructions.findIndex((i) => i.op === 'RUN' && /pnpm install/.test(i.rest));
+  const copied = instructions.slice(0, install).filter((i) => i.op === 'COPY').map((i) => i.rest.split(/\s+/)[0]);
+  for (const patch of patches) expect([patch, copied.some((source) => patch === source || patch.startsWith(`${source.replace(/\/$/, '')}/`))]).toEqual([patch, true]);
+});
+
 test('the final stage runs as a non-root user, under tini, with OCI labels and a health check', () => {
   const user = last.filter((i) => i.op === 'USER').pop();
   expect(user?.rest).toMatch(/^\d+/);
