@@ -24,7 +24,9 @@ const baseHooks: SolidVMHooks = {
 
 /** The hooks of one transaction: the identity built-ins read the registry in the state being executed, at the block's time. */
 export function hooksFor(state: WorldState, ctx: ExecutionContext): SolidVMHooks {
-  return { ...baseHooks, parentChain: () => ctx.parentChain ?? null, ...identityHooks(state, ctx.block.timestamp) };
+  // assigned onto the identity hooks' fresh object, not spread into a new one: on Node 20
+  // `{ ...baseHooks, parentChain, ...more }` cost some 7 µs per transaction (docs/benchmarks.md)
+  return Object.assign(identityHooks(state, ctx.block.timestamp), baseHooks, { parentChain: () => ctx.parentChain ?? null });
 }
 
 /** A SolidVM with the node's hooks. */
