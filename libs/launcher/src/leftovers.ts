@@ -9,9 +9,11 @@
 // a previous launcher left on the same data dir, and says so.
 //
 // Only a process whose command line names this data dir's store or cluster is
-// touched: a server of another data dir, or another program, never is.
-import { readFileSync, readdirSync } from 'node:fs';
-import { basename } from 'node:path';
+// touched: a server of another data dir, or another program, never is. And
+// only once the data dir is claimed (`claimDataDir`): a launcher still running
+// it makes the next one refuse to start, instead of stopping its servers.
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 
 /** a leftover given this long to stop cleanly before it is killed */
 const STOP_GRACE_MS = 20_000;
@@ -27,15 +29,57 @@ function argvOf(pid: number): string[] | null {
   }
 }
 
-/** Running, and not a zombie waiting for a parent that does not reap it. */
-function isRunning(pid: number): boolean {
+/** The fields of `/proc/<pid>/stat` after the command name (which is in parentheses and may hold anything); null when gone. */
+function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // the state follows the command name, which is in parentheses and may hold anything
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** Running, and not a zombie waiting for a parent that does not reap it. */
+function isRunning(pid: number): boolean {
+  const fields = statFields(pid);
+  return fields !== null && fields[0] !== 'Z';
+}
+
+/** When the process started (clock ticks since boot): with the pid, it names one process, whatever pids are reused. */
+function startTimeOf(pid: number): string | null {
+  return statFields(pid)?.[19] ?? null;
+}
+
+/** `<DATA_DIR>/launcher.pid`: the pid and start time of the launcher running the data dir. */
+const CLAIM_FILE = 'launcher.pid';
+
+/**
+ * Claims the data dir for this process: refused (an Error saying which pid)
+ * while another launcher that claimed it still runs. Answers the release,
+ * which removes the claim if it is still this process's. A claim left by a
+ * process that is gone (a launcher killed outright), or by this one, is taken.
+ */
+export function claimDataDir(dataDir: string): () => void {
+  const file = join(dataDir, CLAIM_FILE);
+  let claim: string[] = [];
+  try {
+    claim = readFileSync(file, 'utf8').trim().split(' ');
+  } catch {
+    // none yet
+  }
+  const [pid, started] = [Number(claim[0]), claim[1]];
+  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid) && startTimeOf(pid) === started) {
+    throw new Error(`the data dir ${dataDir} is in use by another launcher (pid ${pid}): stop it first, or give this one another DATA_DIR`);
+  }
+  const mine = `${process.pid} ${startTimeOf(process.pid) ?? ''}`;
+  writeFileSync(file, `${mine}\n`, { mode: 0o600 });
+  return () => {
+    try {
+      if (readFileSync(file, 'utf8').trim() === mine) rmSync(file, { force: true });
+    } catch {
+      // already gone
+    }
+  };
 }
 
 /** `flag value` among the arguments (e.g. `-sd <store>`). */

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { credentialsFile, ensureBusCredentials, natsAccounts, readBusCredentials, type BusCredentials, type BusUser } from '@platform/bus';
 import { loadConfig, type NodeConfig } from '@platform/common';
 import { ensureMainGenesis } from './genesis.js';
+import { claimDataDir } from './leftovers.js';
 import { prepareJoin } from './join.js';
 import { startNats, type NatsClusterOptions, type RunningNats } from './nats.js';
 import { removeDataDir, startPostgres, type RunningPostgres } from './postgres.js';
@@ -85,10 +86,26 @@ export interface RunningNode {
 }
 
 export async function startNode(options: NodeOptions): Promise<RunningNode> {
-  let config = loadConfig(options.env);
+  const config = loadConfig(options.env);
   const dataDir = resolve(config.dataDir);
-  if (options.reset) removeDataDir(dataDir);
   mkdirSync(dataDir, { recursive: true });
+  // one launcher per data dir: a second would open the first one's store and cluster (src/leftovers.ts)
+  let releaseDataDir = claimDataDir(dataDir);
+  if (options.reset) {
+    removeDataDir(dataDir);
+    mkdirSync(dataDir, { recursive: true });
+    releaseDataDir = claimDataDir(dataDir);
+  }
+  try {
+    return await startClaimed(options, config, dataDir, releaseDataDir);
+  } catch (err) {
+    releaseDataDir();
+    throw err;
+  }
+}
+
+async function startClaimed(options: NodeOptions, initial: NodeConfig, dataDir: string, releaseDataDir: () => void): Promise<RunningNode> {
+  let config = initial;
   // a node joining a network of other machines (NETWORK_GENESIS): the network's genesis and its keys first, then the NATS cluster's routes
   let network = options.network;
   let env = options.env;
@@ -116,6 +133,7 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
   const processes = new Map<string, Supervised>();
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
+    releaseDataDir();
   };
   try {
     // every service connects as its own NATS user: generated into the data dir

@@ -1,14 +1,15 @@
 // A launcher killed outright leaves its nats-server and PostgreSQL running on
 // the data dir (they cannot watch its channel as the services do). The next
 // start on that data dir stops them first, and starts: before, PostgreSQL
-// refused the cluster ("lock file postmaster.pid already exists").
+// refused the cluster ("lock file postmaster.pid already exists"). While the
+// launcher that claimed a data dir runs, another one is refused instead.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { natsServersOn, postmasterOn, stopLeftovers } from '../src/leftovers.js';
+import { claimDataDir, natsServersOn, postmasterOn, stopLeftovers } from '../src/leftovers.js';
 import { postgresClusterDir, removeDataDir, startNats, startPostgres, type RunningNats, type RunningPostgres } from '../src/index.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/infra-then-wait.ts', import.meta.url));
@@ -24,9 +25,14 @@ test('the servers a killed launcher left are stopped by the next start on the da
       launcher.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('up') && resolve());
       launcher.once('exit', (code) => reject(new Error(`the fixture exited (${code}) before its servers were up`)));
     });
+    // the running launcher keeps its data dir: a second one is refused, and touches nothing
+    expect(() => claimDataDir(dataDir)).toThrow(`the data dir ${dataDir} is in use by another launcher (pid ${launcher.pid}): stop it first, or give this one another DATA_DIR`);
     const exited = new Promise((resolve) => launcher.once('exit', resolve));
     launcher.kill('SIGKILL');
     await exited;
+    // gone: its claim is taken
+    const release = claimDataDir(dataDir);
+    release();
 
     const leftPostgres = postmasterOn(postgresClusterDir(dataDir));
     const leftNats = natsServersOn(join(dataDir, 'nats'));
