@@ -100,7 +100,7 @@ export function natsServersOn(storeDir: string): number[] {
 export function postmasterOn(clusterDir: string): number | null {
   let pid: number;
   try {
-    pid = Number(readFileSync(`${clusterDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+    pid = Number(readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   } catch {
     return null;
   }
@@ -123,19 +123,23 @@ export async function stopLeftovers(pids: readonly number[], signal: NodeJS.Sign
     } catch {
       continue; // gone meanwhile
     }
-    const deadline = Date.now() + STOP_GRACE_MS;
-    while (isRunning(pid)) {
-      if (Date.now() > deadline) {
-        log(`the ${what} (pid ${pid}) did not stop within ${STOP_GRACE_MS / 1000} s: killing it`);
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone meanwhile
-        }
-        while (isRunning(pid)) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (await gone(pid, STOP_GRACE_MS)) continue;
+    log(`the ${what} (pid ${pid}) did not stop within ${STOP_GRACE_MS / 1000} s: killing it`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
     }
+    await gone(pid, Infinity);
   }
+}
+
+/** Waits until the process is gone (not our child: polled); false when it still runs after `ms`. */
+async function gone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return true;
 }

@@ -96,15 +96,24 @@ export async function startNode(options: NodeOptions): Promise<RunningNode> {
     mkdirSync(dataDir, { recursive: true });
     releaseDataDir = claimDataDir(dataDir);
   }
+  let node: RunningNode;
   try {
-    return await startClaimed(options, config, dataDir, releaseDataDir);
+    node = await startClaimed(options, config, dataDir);
   } catch (err) {
     releaseDataDir();
     throw err;
   }
+  return {
+    ...node,
+    async stop() {
+      await node.stop();
+      releaseDataDir();
+    },
+  };
 }
 
-async function startClaimed(options: NodeOptions, initial: NodeConfig, dataDir: string, releaseDataDir: () => void): Promise<RunningNode> {
+/** startNode's work once the data dir is this process's. */
+async function startClaimed(options: NodeOptions, initial: NodeConfig, dataDir: string): Promise<RunningNode> {
   let config = initial;
   // a node joining a network of other machines (NETWORK_GENESIS): the network's genesis and its keys first, then the NATS cluster's routes
   let network = options.network;
@@ -133,7 +142,6 @@ async function startClaimed(options: NodeOptions, initial: NodeConfig, dataDir: 
   const processes = new Map<string, Supervised>();
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
-    releaseDataDir();
   };
   try {
     // every service connects as its own NATS user: generated into the data dir
