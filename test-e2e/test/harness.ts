@@ -95,6 +95,17 @@ export async function startTestNode(env: Record<string, string> = {}, dataDir = 
   };
 }
 
+/** `read` polled until `ok` holds (another node, or a restarted process, catches up a little later); thrown with the last value read after `timeoutMs`. */
+export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms; last ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** A token of the development identity provider (password grant: any username). */
 export async function devToken(node: RunningNode, username: string, org?: string): Promise<string> {
   const discovery = (await (await fetch(node.discoveryUrl)).json()) as { token_endpoint: string };

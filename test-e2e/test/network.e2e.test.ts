@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChainStatusRecord } from '@platform/bus';
 import { AUTO_APPROVE_SOURCE } from '@platform/chains';
 import { postgresClusterDir, type RunningNode } from '@platform/launcher';
-import { api, devToken, startTestNetwork, type TestNetwork } from './harness.js';
+import { api, devToken, eventually, startTestNetwork, type TestNetwork } from './harness.js';
 import { findInFiles } from './route-recorder.js';
 
 const NETWORK_START_MS = 300_000;
@@ -53,17 +53,6 @@ async function send(index: number, txs: unknown[], query = ''): Promise<any[]> {
   expect(res.status).toBe(200);
   expect(res.body.map((r: { status: string; txResult?: { message?: string } }) => `${r.status} ${r.status === 'Success' ? '' : r.txResult?.message}`.trim())).toEqual(txs.map(() => 'Success'));
   return res.body;
-}
-
-/** polled: another node applies and indexes what one node ordered a little later */
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms; last ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 const bump = (by: number) => ({ type: 'FUNCTION', payload: { contractAddress: counter, method: 'bump', args: { by }, metadata: { VM: 'SolidVM' } } });
