@@ -50,7 +50,7 @@ function draftOf(item: unknown, at: string, base: { gasLimit: bigint; gasPrice: 
   const value = payload.value === undefined ? 0n : integer(payload.value, `${p}.value`);
   // One object literal per draft, and the derived keys assigned onto the user's metadata: on Node 20 an
   // object made by a spread and then given new properties (`{ ...common, to }`) costs some microseconds
-  // (docs/benchmarks.md "Where a batched call's CPU goes"). Fields are read in the order errors are reported.
+  // (docs/benchmarks.md "A trap of Node 20"). Fields are read in the order errors are reported.
   const draft = (to: string | null, initOrData: Uint8Array, metadata: Record<string, string>, amount = value): Draft => ({ chainId, gasLimit, gasPrice, value: amount, to, initOrData, metadata });
 
   switch (type) {

@@ -25,7 +25,7 @@ const baseHooks: SolidVMHooks = {
 /** The hooks of one transaction: the identity built-ins read the registry in the state being executed, at the block's time. */
 export function hooksFor(state: WorldState, ctx: ExecutionContext): SolidVMHooks {
   // assigned onto the identity hooks' fresh object, not spread into a new one: on Node 20
-  // `{ ...baseHooks, parentChain, ...more }` cost some 7 µs per transaction (docs/benchmarks.md)
+  // `{ ...baseHooks, parentChain, ...more }` cost some 7 µs per transaction (docs/benchmarks.md "A trap of Node 20")
   return Object.assign(identityHooks(state, ctx.block.timestamp), baseHooks, { parentChain: () => ctx.parentChain ?? null });
 }
 
