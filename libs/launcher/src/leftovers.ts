@@ -12,7 +12,7 @@
 // touched: a server of another data dir, or another program, never is. And
 // only once the data dir is claimed (`claimDataDir`): a launcher still running
 // it makes the next one refuse to start, instead of stopping its servers.
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 /** a leftover given this long to stop cleanly before it is killed */
@@ -53,33 +53,81 @@ function startTimeOf(pid: number): string | null {
 /** `<DATA_DIR>/launcher.pid`: the pid and start time of the launcher running the data dir. */
 const CLAIM_FILE = 'launcher.pid';
 
+/** The pid and start time a claim file names, or null when there is none (or it cannot be read). */
+function readClaim(file: string): { pid: number; started: string; text: string } | null {
+  try {
+    const text = readFileSync(file, 'utf8').trim();
+    const [pid, started = ''] = text.split(' ');
+    return { pid: Number(pid), started, text };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a claim names a launcher other than this one that still runs (the same pid and start time). */
+const heldByAnother = (claim: { pid: number; started: string }): boolean =>
+  Number.isInteger(claim.pid) && claim.pid > 0 && claim.pid !== process.pid && isRunning(claim.pid) && startTimeOf(claim.pid) === claim.started;
+
+const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoException | null)?.code === code;
+
 /**
  * Claims the data dir for this process: refused (an Error saying which pid)
  * while another launcher that claimed it still runs. Answers the release,
  * which removes the claim if it is still this process's. A claim left by a
  * process that is gone (a launcher killed outright), or by this one, is taken.
+ *
+ * Two launchers started at once cannot both win. The claim is written to a
+ * file of this process's own and then hard-linked to `launcher.pid`, which
+ * fails when that name exists. A stale claim is first renamed away, under a name of this
+ * process's own, and only removed if what was moved is the claim judged stale.
+ * If it is not (another launcher replaced the stale claim in between), it is
+ * linked back and the claim tried again.
  */
 export function claimDataDir(dataDir: string): () => void {
   const file = join(dataDir, CLAIM_FILE);
-  let claim: string[] = [];
-  try {
-    claim = readFileSync(file, 'utf8').trim().split(' ');
-  } catch {
-    // none yet
-  }
-  const [pid, started] = [Number(claim[0]), claim[1]];
-  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid) && startTimeOf(pid) === started) {
-    throw new Error(`the data dir ${dataDir} is in use by another launcher (pid ${pid}): stop it first, or give this one another DATA_DIR`);
-  }
   const mine = `${process.pid} ${startTimeOf(process.pid) ?? ''}`;
-  writeFileSync(file, `${mine}\n`, { mode: 0o600 });
-  return () => {
-    try {
-      if (readFileSync(file, 'utf8').trim() === mine) rmSync(file, { force: true });
-    } catch {
-      // already gone
+  const draft = `${file}.${process.pid}`;
+  writeFileSync(draft, `${mine}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        linkSync(draft, file);
+        break;
+      } catch (err) {
+        if (!isCode(err, 'EEXIST') || attempt >= 20) throw err;
+      }
+      const claim = readClaim(file);
+      if (claim === null) continue; // removed meanwhile: try again
+      if (claim.text === mine) break; // this process's own, from an earlier claim
+      if (heldByAnother(claim)) {
+        throw new Error(`the data dir ${dataDir} is in use by another launcher (pid ${claim.pid}): stop it first, or give this one another DATA_DIR`);
+      }
+      takeStale(file, claim.text, `${file}.stale.${process.pid}`);
     }
+  } finally {
+    rmSync(draft, { force: true });
+  }
+  return () => {
+    if (readClaim(file)?.text === mine) rmSync(file, { force: true });
   };
+}
+
+/** Removes the claim file if it still holds `staleText`; a claim that replaced it meanwhile is put back. */
+function takeStale(file: string, staleText: string, aside: string): void {
+  try {
+    renameSync(file, aside);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return; // another launcher took it away first
+    throw err;
+  }
+  if (readClaim(aside)?.text !== staleText) {
+    try {
+      linkSync(aside, file);
+    } catch (err) {
+      if (!isCode(err, 'EEXIST')) throw err;
+    }
+  }
+  rmSync(aside, { force: true });
 }
 
 /** `flag value` among the arguments (e.g. `-sd <store>`). */

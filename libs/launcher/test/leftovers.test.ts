@@ -4,7 +4,7 @@
 // refused the cluster ("lock file postmaster.pid already exists"). While the
 // launcher that claimed a data dir runs, another one is refused instead.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { claimDataDir, natsServersOn, postmasterOn, stopLeftovers } from '../src
 import { postgresClusterDir, removeDataDir, startNats, startPostgres, type RunningNats, type RunningPostgres } from '../src/index.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/infra-then-wait.ts', import.meta.url));
+const CLAIM_FIXTURE = fileURLToPath(new URL('./fixtures/claim-at.ts', import.meta.url));
 const ACCOUNTS = 'accounts { A: { jetstream: enabled, users: [ { user: "leftover-test", password: "secret-of-the-test" } ] } }\n';
 
 test('the servers a killed launcher left are stopped by the next start on the data dir, which then starts', async () => {
@@ -61,6 +62,38 @@ test('the servers a killed launcher left are stopped by the next start on the da
     removeDataDir(dataDir);
   }
 }, 120_000);
+
+test('launchers started together on one data dir: exactly one claims it, whether the claim left there was stale or there was none', async () => {
+  const CLAIMERS = 4;
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-claims-'));
+  try {
+    for (const left of ['a stale claim', 'no claim']) {
+      // a stale claim: a launcher that is gone (this pid has exited) left it
+      const gone = spawn('true');
+      await new Promise((resolve) => gone.once('exit', resolve));
+      if (left === 'a stale claim') writeFileSync(join(dataDir, 'launcher.pid'), `${gone.pid} 12345\n`);
+      const at = Date.now() + 4_000;
+      const outputs = await Promise.all(
+        Array.from({ length: CLAIMERS }, () => {
+          const claimer = spawn(process.execPath, ['--import', 'tsx', CLAIM_FIXTURE, dataDir, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          claimer.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+          return new Promise<{ pid: number; out: string }>((resolve) => claimer.once('exit', () => resolve({ pid: claimer.pid!, out: out.trim() })));
+        }),
+      );
+      const winners = outputs.filter((o) => o.out === 'claimed');
+      expect({ left, winners: winners.length }).toEqual({ left, winners: 1 });
+      for (const loser of outputs.filter((o) => o !== winners[0])) {
+        expect(loser.out).toBe(`refused the data dir ${dataDir} is in use by another launcher (pid ${winners[0]!.pid}): stop it first, or give this one another DATA_DIR`);
+      }
+      // nothing but the claim is left: no claimer's draft, nothing set aside
+      expect(readdirSync(dataDir).filter((name) => name !== 'launcher.pid')).toEqual([]);
+      rmSync(join(dataDir, 'launcher.pid'), { force: true });
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
 
 test('only a process of this very data dir is stopped: another data dir, or none, finds nothing', () => {
   expect(natsServersOn('/nonexistent/nats')).toEqual([]);
