@@ -69,8 +69,8 @@ export interface NodeConfig {
   /** the block service's state caches together, MiB (BLOCK_STATE_CACHE_MB): committed values and decoded trie nodes of every chain it holds */
   blockStateCacheMb: number;
   /**
-   * IDLE_COLLECTION_MB: how far a service's heap must have grown since its
-   * last collection at rest before it collects again at rest
+   * IDLE_COLLECTION_MB: how far a service's heap must have grown from its
+   * smallest since its last collection at rest before it collects again at rest
    * (collectWhenIdle); 0: never, the heap is left to V8
    */
   idleCollectionMb: number;

@@ -17,7 +17,7 @@ interface Outcome {
 // a young generation as small as the launcher gives (libs/launcher/src/memory.ts): V8's default grows to 48 MiB, which no collection gives back
 const YOUNG = '--max-semi-space-size=1';
 
-function run(flags: string[], mode: 'idle' | 'busy', growthMiB = 16): Outcome {
+function run(flags: string[], mode: 'idle' | 'busy' | 'shrunk', growthMiB = 16): Outcome {
   const child = spawnSync(process.execPath, [YOUNG, ...flags, '--import', 'tsx', FIXTURE, mode, String(growthMiB)], { encoding: 'utf8', timeout: 30_000 });
   expect(child.stderr).toBe('');
   expect(child.status).toBe(0);
@@ -28,6 +28,15 @@ test('at rest after a burst, one full collection gives most of the grown heap ba
   const outcome = run(['--expose-gc'], 'idle');
   expect(outcome.watching).toBe(true);
   expect(outcome.collections).toBe(1);
+  expect(outcome.heldAfter).toBeLessThan(outcome.heldBefore / 4);
+});
+
+test('growth counts from the smallest heap since its last collection: after V8 itself shrank the heap, a smaller burst is given back too', () => {
+  // its last collection left 82 MiB of live objects; they died and a plain
+  // collection took the heap to a few MiB; the next burst grew it to about
+  // 90 MiB, less than 82 + 16 above what that collection left
+  const outcome = run(['--expose-gc'], 'shrunk');
+  expect(outcome.collections).toBe(2);
   expect(outcome.heldAfter).toBeLessThan(outcome.heldBefore / 4);
 });
 
