@@ -73,14 +73,21 @@ test('launchers started together on one data dir: exactly one claims it, whether
       await new Promise((resolve) => gone.once('exit', resolve));
       if (left === 'a stale claim') writeFileSync(join(dataDir, 'launcher.pid'), `${gone.pid} 12345\n`);
       const at = Date.now() + 4_000;
+      const claimers = Array.from({ length: CLAIMERS }, () => spawn(process.execPath, ['--import', 'tsx', CLAIM_FIXTURE, dataDir, String(at)], { stdio: ['pipe', 'pipe', 'inherit'] }));
       const outputs = await Promise.all(
-        Array.from({ length: CLAIMERS }, () => {
-          const claimer = spawn(process.execPath, ['--import', 'tsx', CLAIM_FIXTURE, dataDir, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        claimers.map((claimer) => {
           let out = '';
-          claimer.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-          return new Promise<{ pid: number; out: string }>((resolve) => claimer.once('exit', () => resolve({ pid: claimer.pid!, out: out.trim() })));
+          return new Promise<{ pid: number; out: string }>((resolve, reject) => {
+            claimer.stdout.on('data', (chunk: Buffer) => {
+              out += chunk.toString();
+              if (out.endsWith('\n')) resolve({ pid: claimer.pid!, out: out.trim() });
+            });
+            claimer.once('exit', (code) => reject(new Error(`a claimer exited (${code}) before it answered`)));
+          });
         }),
       );
+      // every one has answered while the winner still holds the claim; now they go
+      await Promise.all(claimers.map((claimer) => new Promise((resolve) => (claimer.once('exit', resolve), claimer.stdin.end()))));
       const winners = outputs.filter((o) => o.out === 'claimed');
       expect({ left, winners: winners.length }).toEqual({ left, winners: 1 });
       for (const loser of outputs.filter((o) => o !== winners[0])) {
