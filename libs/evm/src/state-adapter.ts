@@ -9,7 +9,7 @@
 // first access (the EIP-2200 "original" the EVM asks for, and the base of the
 // state diff) and the code it deployed at which address.
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
-import { Address, KECCAK256_NULL, KECCAK256_RLP, createAccount, type Account } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, createAccount } from '@ethereumjs/util';
 import type { AccountState, WorldState } from '@platform/common';
 import { bytesToHex, hexToBytes, keccak256Hex } from '@platform/crypto';
 import { abiEncode } from './abi-codec.js';
@@ -121,7 +121,8 @@ export class WorldStateAdapter implements StateManagerInterface {
     const acct = this.state.getAccount(addressHex(address));
     if (!acct) return undefined;
     const codeHash = acct.codeHash === null ? KECCAK256_NULL : hexToBytes(acct.vm === 'SolidVM' ? SOLIDVM_STUB_HASH : acct.codeHash);
-    return createAccount({ nonce: acct.nonce, balance: acct.balance, storageRoot: KECCAK256_RLP, codeHash });
+    // the constructor itself: createAccount turns nonce and balance into bytes and back, for every read of an account
+    return new Account(acct.nonce, acct.balance, KECCAK256_RLP, codeHash);
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
