@@ -3,9 +3,8 @@
 // (docs/benchmarks.md, "Where a loaded node's memory goes"), and it gives
 // those pages back only at its next full collection, which a process at rest
 // reaches late or never: V8's own reduction comes 10-15 s after the load, if
-// at all. Measured on these machines, a process left
-// idle for 30 s after a burst kept 190 MiB of PSS; one compacting full
-// collection took it to 53 MiB.
+// at all. Measured on these machines, a process left idle for 30 s after a
+// burst kept 190 MiB of PSS; one compacting full collection took it to 53 MiB.
 //
 // So a service watches its own event loop. When the loop has been nearly
 // idle for a while and the heap has grown well past what the last such

@@ -78,10 +78,10 @@ const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoExce
  *
  * Two launchers started at once cannot both win. The claim is written to a
  * file of this process's own and then hard-linked to `launcher.pid`, which
- * fails when that name exists. A stale claim is first renamed away, under a name of this
- * process's own, and only removed if what was moved is the claim judged stale.
- * If it is not (another launcher replaced the stale claim in between), it is
- * linked back and the claim tried again.
+ * fails when that name exists. A stale claim is first renamed away, under a
+ * name of this process's own, and only removed if what was moved is the
+ * claim judged stale. If it is not (another launcher replaced the stale
+ * claim in between), it is linked back and the claim tried again.
  */
 export function claimDataDir(dataDir: string): () => void {
   const file = join(dataDir, CLAIM_FILE);
