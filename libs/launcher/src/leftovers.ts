@@ -82,6 +82,10 @@ const isCode = (err: unknown, code: string): boolean => (err as NodeJS.ErrnoExce
  * name of this process's own, and only removed if what was moved is the
  * claim judged stale. If it is not (another launcher replaced the stale
  * claim in between), it is linked back and the claim tried again.
+ * The gap left: three or more launchers at the same instant over a stale
+ * claim. While one has the new winner's claim set aside, a third may link
+ * its own into the empty name, and two then run. Two launchers at once are
+ * safe, and any number where no claim was left.
  */
 export function claimDataDir(dataDir: string): () => void {
   const file = join(dataDir, CLAIM_FILE);
