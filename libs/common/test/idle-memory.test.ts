@@ -34,8 +34,10 @@ test('at rest after a burst, one full collection gives most of the grown heap ba
 test('growth counts from the smallest heap since its last collection: after V8 itself shrank the heap, a smaller burst is given back too', () => {
   // its last collection left 82 MiB of live objects; they died and a plain
   // collection took the heap to a few MiB; the next burst grew it to about
-  // 90 MiB, less than 82 + 16 above what that collection left
-  // (on a loaded host V8 itself may collect during the rests, and then there is one collection of ours: what must hold is the heap given back; the code before kept about 93 MiB here)
+  // 90 MiB, less than 82 + 16 above what that collection left. On a loaded
+  // host V8 itself may collect during the rests, leaving one collection of
+  // ours: what must hold is the heap given back (the code before kept about
+  // 93 MiB here)
   const outcome = run(['--expose-gc'], 'shrunk');
   expect(outcome.collections).toBeGreaterThanOrEqual(1);
   expect(outcome.heldAfter).toBeLessThan(outcome.heldBefore / 4);
